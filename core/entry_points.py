@@ -1,0 +1,48 @@
+"""Which file a program starts from (TRACEEVAL.md "Entry points")."""
+from __future__ import annotations
+
+from typing import Mapping
+
+
+def find_entry_point(language: str, sources: Mapping[str, str]) -> str:
+    """The entry file's relative path, or "" when there is none.
+
+    Python runs `main.py`; JavaScript `main.js` (a single-file program may use another name);
+    Java the file of the class declaring `public static void main(String[])`, found with the
+    symbol extractor so a commented-out or non-static `main` does not count.
+    """
+    if language == "python":
+        return _named_or_single(sources, "main.py")
+    if language == "javascript":
+        return _named_or_single(sources, "main.js")
+    return _java_main_file(sources)
+
+
+def java_main_class(sources: Mapping[str, str]) -> str:
+    """The binary name of the class declaring main (`com.demo.Main`), or ""."""
+    node = _java_main_node(sources)
+    return node.name.partition(":")[0] if node else ""
+
+
+def _named_or_single(sources: Mapping[str, str], name: str) -> str:
+    if name in sources:
+        return name
+    top_level = [path for path in sources if "/" not in path]
+    if len(sources) == 1:
+        return next(iter(sources))
+    return top_level[0] if len(top_level) == 1 else ""
+
+
+def _java_main_file(sources: Mapping[str, str]) -> str:
+    node = _java_main_node(sources)
+    return node.file if node else ""
+
+
+def _java_main_node(sources: Mapping[str, str]):
+    from core.symbols import extract_symbols
+
+    candidates = {path: text for path, text in sources.items() if "main" in text}
+    mains = [node for node in extract_symbols("java", candidates).nodes
+             if node.name.endswith(":main(java.lang.String[])")]
+    mains.sort(key=lambda node: (node.file.rsplit("/", 1)[-1] != "Main.java", node.file))
+    return mains[0] if mains else None

@@ -1,0 +1,25 @@
+"""Typed errors. The CLI turns them into a one-line message and an exit code."""
+
+
+class TraceEvalError(Exception):
+    """Base class: `str(error)` is a one-line message naming the file and the problem."""
+
+
+class DatasetError(TraceEvalError):
+    """A dataset, program folder or split file cannot be read."""
+
+
+class ResultsError(TraceEvalError):
+    """A results file (released JSON or JSONL) cannot be read."""
+
+
+class WorkspaceError(TraceEvalError):
+    """The workspace database cannot be opened or is in an unknown state."""
+
+
+class TracerError(TraceEvalError):
+    """A tracer cannot run (missing toolchain, bad options)."""
+
+
+class UsageError(TraceEvalError):
+    """An option value that parses but makes no sense (unknown mode, language, model...)."""

@@ -1,0 +1,143 @@
+"""Plain, immutable core data (DESIGN.md "Core data").
+
+Lines are 1-based and columns 0-based, as editors and tree-sitter (rows + 1) show them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+LANGUAGES = ("python", "javascript", "java")
+LANGUAGE_TITLES = {"python": "Python", "javascript": "JavaScript", "java": "Java"}
+SOURCE_SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "java": (".java",)}
+
+Edge = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Node:
+    """A defined function-like thing with its TraceEval name and where it is in the source."""
+
+    name: str
+    kind: str  # module | function | method | constructor | lambda | arrow | anonymous | initializer
+    file: str  # relative path inside the program folder, '/'-separated
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class CallGraph:
+    """Caller keys in their original order plus ordered, de-duplicated edges.
+
+    `keys` are the callers as listed in a `{caller: [callees]}` dict (every defined function
+    in the ground truth, including ones with no callees); `edges` keep first-seen order.
+    """
+
+    keys: tuple[str, ...] = ()
+    edges: tuple[Edge, ...] = ()
+
+    @classmethod
+    def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> "CallGraph":
+        edges: dict[Edge, None] = {}
+        for caller, callees in mapping.items():
+            for callee in callees:
+                edges[(caller, callee)] = None
+        return cls(tuple(mapping), tuple(edges))
+
+    @classmethod
+    def from_edges(cls, edges: Iterable[Edge], keys: Iterable[str] = ()) -> "CallGraph":
+        ordered = dict.fromkeys(edges)
+        all_keys = dict.fromkeys(keys)
+        for caller, _ in ordered:
+            all_keys.setdefault(caller, None)
+        return cls(tuple(all_keys), tuple(ordered))
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """The TraceEval `{caller: [callees]}` form, keys in order (edge-only callers appended)."""
+        out: dict[str, list[str]] = {key: [] for key in self.keys}
+        for caller, callee in self.edges:
+            out.setdefault(caller, []).append(callee)
+        return out
+
+    @property
+    def edge_set(self) -> frozenset[Edge]:
+        return frozenset(self.edges)
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Every name: keys first, then callees and callers that are not keys, in first-seen order."""
+        names = dict.fromkeys(self.keys)
+        for caller, callee in self.edges:
+            names.setdefault(caller, None)
+            names.setdefault(callee, None)
+        return tuple(names)
+
+    def __len__(self) -> int:
+        return len(self.edges)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    source_url: str = ""
+    original_file: str = ""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One benchmark program. `root` is its folder; `files` are relative, '/'-separated."""
+
+    id: str
+    language: str
+    root: Path
+    files: tuple[str, ...]
+    entry_point: str
+    ground_truth: CallGraph
+    split: str = ""  # test | train | "" when no split file names it
+    provenance: Provenance = field(default_factory=Provenance)
+
+    @property
+    def key(self) -> str:
+        """`language/id`: ids alone are not unique (the release has `cli_0003` in two languages)."""
+        return instance_key(self.language, self.id)
+
+    @property
+    def repo(self) -> str:
+        return repo_of(self.id)
+
+    def read_source(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+
+def instance_key(language: str, program_id: str) -> str:
+    return f"{language}/{program_id}"
+
+
+def repo_of(program_id: str) -> str:
+    """`Activiti_0001` -> `Activiti`: the repository name is the part before the last underscore."""
+    head, sep, _ = program_id.rpartition("_")
+    return head if sep else program_id
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model's answer for one instance. `graph` is None only when there was no answer at all."""
+
+    instance_id: str
+    model: str
+    language: str
+    graph: CallGraph
+    raw_response: str | None = None
+    parse_problems: tuple[str, ...] = ()
+    prompt_hash: str = ""
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    cost_usd: float | None = None
+    source: str = ""  # the file it was imported from
+
+    @property
+    def key(self) -> str:
+        return instance_key(self.language, self.instance_id)

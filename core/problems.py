@@ -1,0 +1,17 @@
+"""A problem found while reading input: one line naming the file and what is wrong."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """`severity` is "error" (the thing is skipped) or "warning" (it is used, but something is off)."""
+
+    path: str
+    message: str
+    severity: str = "error"
+    instance_id: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"

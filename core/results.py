@@ -1,0 +1,197 @@
+"""Read model results: the released `<slug>_<language>_t0.0_r0.json` files and a simple JSONL.
+
+JSONL lines are `{"instance_id", "model", "prediction": {caller: [callees]}}` or with
+`"raw_response"` instead (parsed with the TraceEval answer parser); `"language"` is optional
+(needed only when an id exists in two languages), as are `prompt_hash`, `tokens_in`,
+`tokens_out`, `latency_s` and `cost_usd`. A malformed record is kept with its problem and
+scores as an empty prediction, as the paper does; an unreadable line or file is a Problem.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from core.answers import parse_answer
+from core.errors import ResultsError
+from core.model import LANGUAGES, CallGraph, Prediction
+from core.problems import Problem
+
+RELEASED_NAME = re.compile(r"^(?P<slug>.+?)_(?P<language>python|javascript|java)_t(?P<temperature>[0-9.]+)"
+                           r"_r(?P<run>\d+)\.json$")
+OPTIONAL_NUMBERS = ("tokens_in", "tokens_out", "latency_s", "cost_usd")
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """One answer as found in a file, before it is matched to an instance."""
+
+    instance_id: str
+    model: str
+    language: str | None
+    prediction: object = None  # the stored {caller: [callees]}, unchecked
+    raw_response: str | None = None
+    extras: dict = field(default_factory=dict)
+    where: str = ""  # file (and line) it came from
+    problem: str = ""  # why the record itself is malformed
+
+
+@dataclass
+class ResultsFile:
+    path: Path
+    records: list[ResultRecord]
+    metadata: dict
+    problems: list[Problem]
+
+
+def find_results_files(paths: Sequence[str | Path]) -> list[Path]:
+    """Files given directly, and every *.json / *.jsonl inside folders given (recursively)."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ResultsError(f"{path}: no such results file or folder")
+    return found
+
+
+def read_results_file(path: Path, model: str | None = None) -> ResultsFile:
+    """Read one file; `model` overrides the model name found in it."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        return ResultsFile(path, [], {}, [Problem(str(path), f"not valid UTF-8 (byte {error.start})")])
+    except OSError as error:
+        return ResultsFile(path, [], {}, [Problem(str(path), f"cannot read: {error.strerror}")])
+    if path.suffix == ".jsonl":
+        return _read_jsonl(path, text, model)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return ResultsFile(path, [], {}, [Problem(str(path), f"invalid JSON at line {error.lineno}: {error.msg}")])
+    if isinstance(data, dict) and isinstance(data.get("results"), dict):
+        return _read_released(path, data, model)
+    return ResultsFile(path, [], {}, [Problem(str(path), 'not a results file: expected {"metadata": ..., '
+                                              '"results": {...}} (or use .jsonl for one record per line)')])
+
+
+def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> Prediction:
+    """Build the Prediction for a record matched to an instance whose ground-truth keys are `keys`.
+
+    A stored `prediction` is used as is (that is what the released metric script scores); the raw
+    response, when present, is parsed too, and any difference is reported as a problem.
+    """
+    problems: list[str] = [record.problem] if record.problem else []
+    parsed = parse_answer(record.raw_response, keys) if record.raw_response is not None else None
+    if record.prediction is not None:
+        graph, shape_problem = _graph_from_stored(record.prediction)
+        if shape_problem:
+            problems.append(shape_problem)
+        if parsed is not None and not shape_problem and parsed.graph.edge_set != graph.edge_set:
+            changed = len(parsed.graph.edge_set ^ graph.edge_set)
+            problems.append(f"stored prediction differs from the parsed raw_response in {changed} "
+                            "edge(s); the stored one is scored")
+    elif parsed is not None:
+        graph = parsed.graph
+        problems.extend(parsed.problems)
+    else:
+        graph = CallGraph(tuple(keys), ())
+        if not record.problem:
+            problems.append("record has neither prediction nor raw_response")
+    extras = record.extras
+    return Prediction(
+        instance_id=record.instance_id, model=record.model, language=language, graph=graph,
+        raw_response=record.raw_response, parse_problems=tuple(problems),
+        prompt_hash=str(extras.get("prompt_hash") or ""),
+        tokens_in=extras.get("tokens_in"), tokens_out=extras.get("tokens_out"),
+        latency_s=extras.get("latency_s"), cost_usd=extras.get("cost_usd"), source=record.where,
+    )
+
+
+def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    named = RELEASED_NAME.match(path.name)
+    language = metadata.get("language") or (named.group("language") if named else None)
+    problems = []
+    if language not in LANGUAGES:
+        problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
+                                "records are matched by id alone", "warning"))
+        language = None
+    model_name = model or _model_name(metadata, named, path)
+    records = []
+    for program_id, entry in data["results"].items():
+        where = f"{path.name}#{program_id}"
+        if not isinstance(entry, dict):
+            records.append(ResultRecord(program_id, model_name, language, where=where,
+                                        problem=f"record is {type(entry).__name__}, not an object"))
+            continue
+        records.append(_record(program_id, model_name, language, entry, where))
+    return ResultsFile(path, records, metadata, problems)
+
+
+def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
+    records, problems = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(Problem(f"{path}:{number}", f"invalid JSON: {error.msg}"))
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("instance_id"), str):
+            problems.append(Problem(f"{path}:{number}", 'expected an object with a string "instance_id"'))
+            continue
+        model_name = model or entry.get("model")
+        if not isinstance(model_name, str) or not model_name:
+            problems.append(Problem(f"{path}:{number}", 'no "model" (give one with --model)'))
+            continue
+        language = entry.get("language")
+        if language is not None and language not in LANGUAGES:
+            problems.append(Problem(f"{path}:{number}", f"unknown language {language!r}"))
+            continue
+        records.append(_record(entry["instance_id"], model_name, language, entry, where))
+    return ResultsFile(path, records, {}, problems)
+
+
+def _record(program_id: str, model: str, language: str | None, entry: dict, where: str) -> ResultRecord:
+    raw = entry.get("raw_response")
+    problem = ""
+    if raw is not None and not isinstance(raw, str):
+        problem, raw = f"raw_response is {type(raw).__name__}, not a string", None
+    extras = {key: entry[key] for key in OPTIONAL_NUMBERS if isinstance(entry.get(key), (int, float))}
+    if isinstance(entry.get("prompt_hash"), str):
+        extras["prompt_hash"] = entry["prompt_hash"]
+    return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem)
+
+
+def _graph_from_stored(stored: object) -> tuple[CallGraph, str]:
+    if not isinstance(stored, dict):
+        return CallGraph(), f"prediction is {type(stored).__name__}, not an object; scored as empty"
+    clean: dict[str, list[str]] = {}
+    problem = ""
+    for caller, callees in stored.items():
+        if isinstance(callees, list) and all(isinstance(c, str) for c in callees):
+            clean[caller] = [c for c in callees if c.strip()]
+        else:
+            problem = f'callees of "{caller}" are not a list of strings; that caller is scored as empty'
+            clean[caller] = []
+    return CallGraph.from_dict(clean), problem
+
+
+def _model_name(metadata: dict, named: re.Match | None, path: Path) -> str:
+    slug = metadata.get("model") if isinstance(metadata.get("model"), str) else None
+    slug = slug or (named.group("slug") if named else path.stem)
+    run = metadata.get("run_id", named.group("run") if named else 0)
+    return slug if str(run) in ("0", "") else f"{slug}-r{run}"
+
+
+def iter_records(files: Sequence[ResultsFile]) -> Iterator[ResultRecord]:
+    for results_file in files:
+        yield from results_file.records

@@ -1,0 +1,193 @@
+"""Score models stored in a workspace: per-instance counts (cached), the paper table, slices.
+
+Ground truth and predictions are normalised the same way; each (model, instance, scoring)
+count is cached in the workspace, keyed by the normalisation modes and a hash of the scoring
+code so a fixed normaliser never serves stale numbers.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from core.bootstrap import bootstrap_intervals
+from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
+    micro_scores, sum_counts
+from core.model import LANGUAGES, CallGraph
+from core.normalise import MODES, normalise_edges
+from core.workspace import InstanceRow, Workspace
+
+GROUPINGS = ("split", "repo")
+
+
+def _code_hash() -> str:
+    here = Path(__file__).parent
+    digest = hashlib.sha1()
+    for name in sorted(p.name for p in here.glob("normalise*.py")) + ["metrics.py", "scoring.py"]:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+SCORER_VERSION = _code_hash()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which instances are scored."""
+
+    languages: tuple[str, ...] = LANGUAGES
+    split: str | None = None  # "test", "train" or None for all
+    repo: str | None = None  # fnmatch pattern on the repository name
+
+    def rows(self, ws: Workspace) -> list[InstanceRow]:
+        rows = ws.instance_rows(self.languages, self.split)
+        return [r for r in rows if self.repo is None or fnmatch(r.repo, self.repo)]
+
+
+@dataclass(frozen=True)
+class LanguageResult:
+    counts: Counts
+    scores: Scores
+    programs: int  # scored programs (with a result record)
+    missing: tuple[str, ...]  # selected programs without a record (ids)
+    ci: dict[str, tuple[float, float]] | None = None
+
+
+@dataclass(frozen=True)
+class TableRow:
+    model: str
+    group: str  # "" when not grouped, else the split or repository
+    illustrative: bool
+    languages: dict[str, LanguageResult]
+    average: Scores  # macro over the languages that have scored programs
+    average_ci: dict[str, tuple[float, float]] | None = None
+
+
+@dataclass
+class ScoreTable:
+    rows: list[TableRow]
+    languages: tuple[str, ...]
+    modes: frozenset[str]
+    selection: Selection
+    group_by: str | None
+    programs: dict[str, int] = field(default_factory=dict)  # selected programs per language
+    instance_rule: str = INSTANCE_RULE
+    confidence: float | None = None
+
+
+def scoring_key(modes: Iterable[str]) -> str:
+    return f"{SCORER_VERSION}|{','.join(sorted(modes)) or 'none'}"
+
+
+def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
+                    _truth_cache: dict | None = None) -> dict[str, Counts]:
+    """Counts for every selected instance the model has a prediction for (cached in the workspace)."""
+    key = scoring_key(modes)
+    cached = ws.cached_counts(model, key)
+    wanted = {r.key: r for r in rows}
+    missing_keys = [k for k in wanted if k not in cached]
+    if missing_keys:
+        graphs = ws.prediction_graphs(model)
+        todo = [k for k in missing_keys if k in graphs]
+        if todo:
+            truths = ws.ground_truths(todo) if _truth_cache is None else _cached_truths(ws, todo, _truth_cache)
+            fresh = {}
+            for k in todo:
+                language = wanted[k].language
+                truth = normalise_edges(truths[k].edges, language, modes)
+                fresh[k] = count_edges(truth, normalise_edges(graphs[k].edges, language, modes))
+            ws.store_counts(model, key, fresh)
+            cached.update(fresh)
+    return {k: cached[k] for k in wanted if k in cached}
+
+
+def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: Selection = Selection(),
+                modes: Iterable[str] = MODES, group_by: str | None = None, confidence: float | None = None,
+                resamples: int = 1000, seed: int = 0) -> ScoreTable:
+    """The paper table: one row per model (and group), P/R/F1 per language (micro) and their average."""
+    modes = frozenset(modes)
+    all_models = {m.name: m for m in ws.models()}
+    names = list(models) if models is not None else sorted(all_models)
+    rows = selection.rows(ws)
+    languages = tuple(lang for lang in selection.languages if lang in LANGUAGES)
+    table = ScoreTable([], languages, modes, selection, group_by, confidence=confidence,
+                       programs={lang: sum(r.language == lang for r in rows) for lang in languages})
+    truth_cache: dict[str, CallGraph] = {}
+    for name in names:
+        counts = instance_counts(ws, name, rows, modes, truth_cache)
+        illustrative = all_models[name].illustrative if name in all_models else False
+        for group, group_rows in _groups(rows, group_by):
+            table.rows.append(_table_row(name, group, illustrative, group_rows, counts, languages,
+                                         confidence, resamples, seed))
+    return table
+
+
+def instance_diff(ws: Workspace, model: str, instance_key: str, modes: Iterable[str] = MODES) -> EdgeDiff | None:
+    """TP/FP/FN edges (after normalisation) of one model on one instance, or None without a prediction."""
+    modes = frozenset(modes)
+    prediction = ws.predictions(model, [instance_key]).get(instance_key)
+    instance = ws.instance(instance_key)
+    if prediction is None or instance is None:
+        return None
+    return diff_edges(normalise_edges(instance.ground_truth.edges, instance.language, modes),
+                      normalise_edges(prediction.graph.edges, instance.language, modes))
+
+
+def _table_row(model, group, illustrative, rows, counts, languages, confidence, resamples, seed) -> TableRow:
+    per_language: dict[str, LanguageResult] = {}
+    samples: dict[str, list[Counts]] = {}
+    for language in languages:
+        selected = [r for r in rows if r.language == language]
+        scored = [counts[r.key] for r in selected if r.key in counts]
+        missing = tuple(r.id for r in selected if r.key not in counts)
+        total = sum_counts(scored)
+        per_language[language] = LanguageResult(total, micro_scores(total), len(scored), missing)
+        samples[language] = scored
+    present = {lang: res.scores for lang, res in per_language.items() if res.programs}
+    average_ci = None
+    if confidence:
+        intervals = bootstrap_intervals({lang: samples[lang] for lang in present}, confidence, resamples,
+                                        seed=_seed(seed, model, group))
+        per_language = {lang: (_with_ci(res, intervals.get(lang))) for lang, res in per_language.items()}
+        average_ci = intervals.get("average")
+    return TableRow(model, group, illustrative, per_language, macro_average(present), average_ci)
+
+
+def _with_ci(result: LanguageResult, ci) -> LanguageResult:
+    return LanguageResult(result.counts, result.scores, result.programs, result.missing, ci)
+
+
+def _groups(rows: list[InstanceRow], group_by: str | None):
+    if group_by is None:
+        yield "", rows
+        return
+    if group_by not in GROUPINGS:
+        raise ValueError(f"cannot group by {group_by!r} (choose from {', '.join(GROUPINGS)})")
+    values = sorted({getattr(r, group_by) or "(none)" for r in rows})
+    for value in values:
+        yield value, [r for r in rows if (getattr(r, group_by) or "(none)") == value]
+
+
+def _cached_truths(ws: Workspace, keys: list[str], cache: dict[str, CallGraph]) -> dict[str, CallGraph]:
+    needed = [k for k in keys if k not in cache]
+    if needed:
+        cache.update(ws.ground_truths(needed))
+    return cache
+
+
+def _seed(seed: int, model: str, group: str) -> int:
+    """A per-row seed so rows do not share resamples, yet each row is reproducible on its own."""
+    return int(hashlib.sha1(f"{seed}|{model}|{group}".encode()).hexdigest()[:8], 16)
+
+
+def parse_languages(text: str) -> tuple[str, ...]:
+    names = tuple(part.strip().lower() for part in re.split(r"[,\s]+", text) if part.strip())
+    aliases = {"py": "python", "js": "javascript"}
+    names = tuple(aliases.get(n, n) for n in names)
+    unknown = [n for n in names if n not in LANGUAGES]
+    if unknown:
+        raise ValueError(f"unknown language {unknown[0]!r} (choose from {', '.join(LANGUAGES)})")
+    return names

@@ -1,0 +1,279 @@
+"""The workspace: one SQLite file (WAL) holding the instance index, predictions and cached scores.
+
+Every write is committed when the call returns, so a crash loses nothing already stored.
+The dataset folder itself is never modified. The schema is versioned with sqlite-utils
+migrations; opening an older workspace upgrades it, a newer one is refused.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping
+
+from sqlite_utils import Database
+
+from core.errors import WorkspaceError
+from core.metrics import Counts
+from core.model import CallGraph, Instance, Prediction, Provenance
+from core.problems import Problem
+from core.workspace_schema import MIGRATIONS, latest_version
+
+DEFAULT_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
+ROW_COLUMNS = ("key, id, language, split, repo, folder, files, entry_point, functions, edges, lines, "
+               "source_url, original_file")
+
+
+@dataclass(frozen=True)
+class InstanceRow:
+    """The indexed facts about one instance: enough to filter, sort and score without the files."""
+
+    key: str
+    id: str
+    language: str
+    split: str
+    repo: str
+    folder: str  # relative to the dataset root
+    files: tuple[str, ...]
+    entry_point: str
+    functions: int
+    edges: int
+    lines: int
+    source_url: str
+    original_file: str
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    name: str
+    illustrative: bool
+    note: str
+    predictions: int
+    sources: tuple[str, ...]
+    imported_at: float
+
+
+def default_workspace_path(dataset_root: Path) -> Path:
+    """Where a dataset's workspace lives unless the user picks one: the user data directory
+    (never inside the dataset, which may be read-only or shared), one file per dataset path."""
+    import hashlib
+
+    base = os.environ.get(DEFAULT_DIR_ENV) or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "traceeval-studio", "workspaces")
+    digest = hashlib.sha1(str(dataset_root.resolve()).encode()).hexdigest()[:10]
+    return Path(base) / f"{dataset_root.resolve().name}-{digest}.sqlite"
+
+
+class Workspace:
+    """A thin typed layer over the workspace database. Not thread-safe: one per thread."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path).expanduser()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = Database(self.path)
+            self.db.enable_wal()
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        except (OSError, sqlite3.DatabaseError) as error:
+            raise WorkspaceError(f"{self.path}: cannot open workspace: {error}") from None
+        self._migrate()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- schema ---------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        try:
+            applied = [m.name for m in MIGRATIONS.applied(self.db)]
+        except sqlite3.DatabaseError as error:
+            raise WorkspaceError(f"{self.path}: not a TraceEval workspace ({error})") from None
+        known = [m.name for m in MIGRATIONS._migrations]
+        unknown = [name for name in applied if name not in known]
+        if unknown:
+            raise WorkspaceError(f"{self.path}: made by a newer TraceEval Studio (schema step {unknown[0]!r}); "
+                                 "upgrade the tool to open it")
+        if not applied and self.db.table_names() and "_sqlite_migrations" not in self.db.table_names():
+            raise WorkspaceError(f"{self.path}: not a TraceEval workspace (it has other tables)")
+        MIGRATIONS.apply(self.db)
+
+    @property
+    def schema_version(self) -> int:
+        return len(MIGRATIONS.applied(self.db))
+
+    # -- settings -------------------------------------------------------------------------
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        rows = list(self.db.query("select value from settings where key = ?", [key]))
+        return rows[0]["value"] if rows else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.db["settings"].upsert({"key": key, "value": value}, pk="key")
+
+    # -- dataset index --------------------------------------------------------------------
+    def update_index(self, rows: Iterable[dict], removed_folders: Iterable[str],
+                     problems: Iterable[tuple[str, Problem]], meta: Mapping[str, str] = {}) -> None:
+        """Store (re)loaded instances and forget removed ones, in one transaction.
+
+        `rows` replace the instances of their folders; `problems` are (folder, problem) pairs and
+        replace the problems of every folder touched ("" = the dataset itself); cached scores of
+        touched instances are dropped.
+        """
+        rows = list(rows)
+        problems = list(problems)
+        touched = sorted({r["folder"] for r in rows} | set(removed_folders) | {f for f, _ in problems} | {""})
+        with self.db.atomic():
+            for chunk in _chunks(touched, 500):
+                marks = ",".join("?" * len(chunk))
+                self.db.execute(f"delete from scores where instance_key in "
+                                f"(select key from instances where folder in ({marks}))", chunk)
+                self.db.execute(f"delete from instances where folder in ({marks})", chunk)
+                self.db.execute(f"delete from problems where folder in ({marks})", chunk)
+            self.db["instances"].insert_all(rows, replace=True, batch_size=1000)
+            self.db["problems"].insert_all(
+                ({"folder": folder, "path": p.path, "message": p.message, "severity": p.severity,
+                  "instance_id": p.instance_id} for folder, p in problems), batch_size=1000)
+            for key, value in meta.items():
+                self.set_setting(key, value)
+
+    def index_state(self) -> dict[str, tuple[str, str]]:
+        """folder -> (instance key, fingerprint) for every indexed instance."""
+        rows = self.db.execute("select folder, key, fingerprint from instances").fetchall()
+        return {folder: (key, fingerprint) for folder, key, fingerprint in rows}
+
+    def has_instance(self, key: str) -> bool:
+        return self.db.execute("select 1 from instances where key = ?", [key]).fetchone() is not None
+
+    def split_names(self) -> set[str]:
+        return {row[0] for row in self.db.execute("select distinct split from instances")}
+
+    def instance_count(self) -> int:
+        return self.db.execute("select count(*) from instances").fetchone()[0]
+
+    def instance_rows(self, languages: Iterable[str] | None = None, split: str | None = None) -> list[InstanceRow]:
+        sql, params = f"select {ROW_COLUMNS} from instances", []
+        clauses = []
+        if languages is not None:
+            languages = list(languages)
+            clauses.append(f"language in ({','.join('?' * len(languages))})")
+            params.extend(languages)
+        if split:
+            clauses.append("split = ?")
+            params.append(split)
+        if clauses:
+            sql += " where " + " and ".join(clauses)
+        sql += " order by language, id"
+        return [_instance_row(r) for r in self.db.query(sql, params)]
+
+    def instance(self, key: str) -> Instance | None:
+        rows = list(self.db.query("select * from instances where key = ?", [key]))
+        if not rows:
+            return None
+        r = rows[0]
+        root = Path(self.setting("dataset_root") or ".")
+        return Instance(id=r["id"], language=r["language"], root=root / r["folder"], files=tuple(json.loads(r["files"])),
+                        entry_point=r["entry_point"], ground_truth=CallGraph.from_dict(json.loads(r["ground_truth"])),
+                        split=r["split"], provenance=Provenance(r["source_url"], r["original_file"]))
+
+    def ground_truths(self, keys: Iterable[str] | None = None) -> dict[str, CallGraph]:
+        if keys is None:
+            rows = self.db.execute("select key, ground_truth from instances").fetchall()
+        else:
+            rows = []
+            for chunk in _chunks(list(keys), 500):
+                rows += self.db.execute(f"select key, ground_truth from instances where key in "
+                                        f"({','.join('?' * len(chunk))})", chunk).fetchall()
+        return {key: CallGraph.from_dict(json.loads(text)) for key, text in rows}
+
+    def problems(self) -> list[Problem]:
+        return [Problem(r["path"], r["message"], r["severity"], r["instance_id"])
+                for r in self.db.query("select * from problems order by rowid")]
+
+    # -- models and predictions -----------------------------------------------------------
+    def store_predictions(self, model: str, predictions: Iterable[Prediction], *, sources: Iterable[str] = (),
+                          illustrative: bool = False, note: str = "") -> int:
+        """Insert or replace a model's predictions (one per instance) and drop their cached scores."""
+        rows = [_prediction_row(p) for p in predictions]
+        now = time.time()
+        with self.db.atomic():
+            existing = list(self.db.query("select sources from models where name = ?", [model]))
+            known_sources = json.loads(existing[0]["sources"]) if existing else []
+            all_sources = list(dict.fromkeys([*known_sources, *sources]))
+            self.db["models"].upsert({"name": model, "illustrative": int(illustrative), "note": note,
+                                      "sources": json.dumps(all_sources), "imported_at": now}, pk="name")
+            self.db["predictions"].insert_all(rows, replace=True, batch_size=500)
+            for chunk in _chunks([r["instance_key"] for r in rows], 500):
+                marks = ",".join("?" * len(chunk))
+                self.db.execute(f"delete from scores where model = ? and instance_key in ({marks})", [model, *chunk])
+        return len(rows)
+
+    def models(self) -> list[ModelRow]:
+        rows = self.db.query("select m.*, (select count(*) from predictions p where p.model = m.name) as n "
+                             "from models m order by m.name")
+        return [ModelRow(r["name"], bool(r["illustrative"]), r["note"], r["n"], tuple(json.loads(r["sources"])),
+                         r["imported_at"]) for r in rows]
+
+    def remove_model(self, model: str) -> None:
+        with self.db.atomic():
+            for table in ("predictions", "scores"):
+                self.db.execute(f"delete from {table} where model = ?", [model])
+            self.db.execute("delete from models where name = ?", [model])
+
+    def predictions(self, model: str, keys: Iterable[str] | None = None) -> dict[str, Prediction]:
+        wanted = None if keys is None else set(keys)
+        rows = self.db.query("select * from predictions where model = ?", [model])
+        return {r["instance_key"]: _prediction(r) for r in rows if wanted is None or r["instance_key"] in wanted}
+
+    def prediction_graphs(self, model: str) -> dict[str, CallGraph]:
+        """Only the graphs (cheaper than whole predictions, for scoring)."""
+        rows = self.db.query("select instance_key, graph from predictions where model = ?", [model])
+        return {r["instance_key"]: CallGraph.from_dict(json.loads(r["graph"])) for r in rows}
+
+    # -- cached scores --------------------------------------------------------------------
+    def cached_counts(self, model: str, scoring_key: str) -> dict[str, Counts]:
+        rows = self.db.execute("select instance_key, tp, fp, fn from scores where model = ? and scoring = ?",
+                               [model, scoring_key]).fetchall()
+        return {key: Counts(tp, fp, fn) for key, tp, fp, fn in rows}
+
+    def store_counts(self, model: str, scoring_key: str, counts: Mapping[str, Counts]) -> None:
+        self.db["scores"].insert_all(
+            ({"model": model, "instance_key": key, "scoring": scoring_key, "tp": c.tp, "fp": c.fp, "fn": c.fn}
+             for key, c in counts.items()), replace=True, batch_size=2000)
+
+
+def _instance_row(r: dict) -> InstanceRow:
+    return InstanceRow(key=r["key"], id=r["id"], language=r["language"], split=r["split"], repo=r["repo"],
+                       folder=r["folder"], files=tuple(json.loads(r["files"])), entry_point=r["entry_point"],
+                       functions=r["functions"], edges=r["edges"], lines=r["lines"], source_url=r["source_url"],
+                       original_file=r["original_file"])
+
+
+def _prediction_row(p: Prediction) -> dict:
+    return {"model": p.model, "instance_key": p.key, "instance_id": p.instance_id, "language": p.language,
+            "graph": json.dumps(p.graph.to_dict()), "raw_response": p.raw_response,
+            "parse_problems": json.dumps(list(p.parse_problems)), "prompt_hash": p.prompt_hash,
+            "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": p.latency_s,
+            "cost_usd": p.cost_usd, "source": p.source}
+
+
+def _prediction(r: dict) -> Prediction:
+    return Prediction(instance_id=r["instance_id"], model=r["model"], language=r["language"],
+                      graph=CallGraph.from_dict(json.loads(r["graph"])), raw_response=r["raw_response"],
+                      parse_problems=tuple(json.loads(r["parse_problems"])), prompt_hash=r["prompt_hash"] or "",
+                      tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], latency_s=r["latency_s"],
+                      cost_usd=r["cost_usd"], source=r["source"] or "")
+
+
+def _chunks(items: list, size: int) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+__all__ = ["Workspace", "InstanceRow", "ModelRow", "default_workspace_path", "latest_version"]

@@ -1,0 +1,39 @@
+"""Workspace schema steps, applied in order by sqlite-utils' Migrations. Never edit a released
+step: add a new one (an older workspace is upgraded by running the steps it lacks)."""
+from sqlite_utils import Migrations
+
+MIGRATIONS = Migrations("traceeval-workspace")
+
+
+@MIGRATIONS()
+def m001_index_and_predictions(db):
+    db["settings"].create({"key": str, "value": str}, pk="key")
+    db["instances"].create({
+        "key": str, "id": str, "language": str, "split": str, "repo": str, "folder": str,
+        "files": str, "entry_point": str, "functions": int, "edges": int, "lines": int,
+        "bytes": int, "n_files": int, "source_url": str, "original_file": str,
+        "ground_truth": str, "fingerprint": str,
+    }, pk="key")
+    db["instances"].create_index(["language", "split"])
+    db["instances"].create_index(["repo"])
+    db["instances"].create_index(["folder"])
+    db["problems"].create({"folder": str, "path": str, "message": str, "severity": str, "instance_id": str})
+    db["problems"].create_index(["folder"])
+    db["models"].create({"name": str, "illustrative": int, "note": str, "sources": str,
+                         "imported_at": float}, pk="name")
+    db["predictions"].create({
+        "model": str, "instance_key": str, "instance_id": str, "language": str, "graph": str,
+        "raw_response": str, "parse_problems": str, "prompt_hash": str, "tokens_in": int,
+        "tokens_out": int, "latency_s": float, "cost_usd": float, "source": str,
+    }, pk=("model", "instance_key"))
+
+
+@MIGRATIONS()
+def m002_score_cache(db):
+    db["scores"].create({"model": str, "instance_key": str, "scoring": str, "tp": int, "fp": int, "fn": int},
+                        pk=("model", "scoring", "instance_key"))
+    db["scores"].create_index(["instance_key"])
+
+
+def latest_version() -> int:
+    return len(MIGRATIONS._migrations)

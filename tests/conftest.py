@@ -1,0 +1,26 @@
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def _private_workspaces(tmp_path, monkeypatch):
+    """Default workspaces go to the test's own folder, never the user's data folder."""
+    monkeypatch.setenv("TRACEEVAL_WORKSPACE_DIR", str(tmp_path / "workspaces"))
+
+
+@pytest.fixture
+def shared_splits() -> Path:
+    if not SHARED_SPLITS.is_dir():
+        pytest.skip(f"{SHARED_SPLITS} is not on this machine (the benchmark's real split files)")
+    return SHARED_SPLITS

@@ -1,0 +1,88 @@
+import json
+
+import pytest
+
+from core.errors import ResultsError
+from core.importing import import_results
+from core.indexing import open_dataset
+from tests.builders import released_dataset
+
+RAW = "Sure! Here are the calls:\n1. main.run\n2. none\n3.\n5. main.helper, main.Shape.area\n"
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = released_dataset(tmp_path / "ds", {"python": ["p_0001", "p_0002", "cli_0003"],
+                                              "javascript": ["cli_0003"]})
+    workspace, _ = open_dataset(root, tmp_path / "ws.sqlite")
+    yield workspace
+    workspace.close()
+
+
+def released_file(folder, model="gpt-x", language="python", results=None):
+    path = folder / f"{model}_{language}_t0.0_r0.json"
+    path.write_text(json.dumps({"metadata": {"model": model, "language": language, "temperature": 0.0,
+                                             "run_id": 0, "num_benchmarks": len(results)},
+                                "results": results}))
+    return path
+
+
+def test_released_format_uses_stored_prediction_and_checks_raw_response(ws, tmp_path):
+    path = released_file(tmp_path, results={
+        "p_0001": {"raw_response": RAW, "prediction": {"main": ["main.run"], "main.run": ["main.helper",
+                                                                                      "main.Shape.area"]}},
+        "p_0002": {"raw_response": RAW, "prediction": {"main": ["main.run"]}},
+        "cli_0003": {"raw_response": "1. main.run"},
+        "ghost_0001": {"prediction": {}},
+    })
+    report = import_results(ws, [path])
+    assert report.stored == {"gpt-x": 3}
+    assert [str(p) for p in report.problems] == [f"{path}: ghost_0001: no python/ghost_0001 in the dataset; skipped"]
+    stored = ws.predictions("gpt-x")
+    assert stored["python/p_0001"].parse_problems == ()
+    assert stored["python/p_0002"].parse_problems == (
+        "stored prediction differs from the parsed raw_response in 2 edge(s); the stored one is scored",)
+    only_raw = stored["python/cli_0003"]  # the python one: the file says python
+    assert only_raw.graph.edges == (("main", "main.run"),)
+    assert only_raw.parse_problems == ("no answer for questions 2, 3, 4, 5",)
+    assert only_raw.source == "gpt-x_python_t0.0_r0.json#cli_0003"
+
+
+def test_jsonl_with_raw_responses_and_bad_lines(ws, tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"instance_id": "p_0001", "model": "m", "raw_response": RAW, "tokens_in": 120, "latency_s": 1.5}),
+        "{not json",
+        json.dumps({"instance_id": "cli_0003", "model": "m", "prediction": {}}),
+        json.dumps({"instance_id": "cli_0003", "language": "javascript", "model": "m",
+                    "prediction": {"main": ["main.greet"]}}),
+        json.dumps({"instance_id": "p_0002", "model": "m", "prediction": ["not", "a", "dict"]}),
+        json.dumps({"model": "m"}),
+    ]) + "\n")
+    report = import_results(ws, [path])
+    assert report.stored == {"m": 3}
+    messages = [str(p) for p in report.problems]
+    assert messages == [
+        f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes",
+        f"{path}:6: expected an object with a string \"instance_id\"",
+        f"{path}: cli_0003: id exists in javascript and python; give the record a \"language\"; skipped",
+    ]
+    stored = ws.predictions("m")
+    first = stored["python/p_0001"]
+    assert first.graph.to_dict()["main.Shape.area"] == []  # line "5." answers the 5th key
+    assert first.tokens_in == 120 and first.latency_s == 1.5
+    assert first.parse_problems == ("no answer for question 4",)
+    assert stored["python/p_0002"].graph.edges == ()
+    assert stored["python/p_0002"].parse_problems == ("prediction is list, not an object; scored as empty",)
+
+
+def test_a_missing_results_path_is_a_one_line_error(ws, tmp_path):
+    with pytest.raises(ResultsError, match="no such results file or folder"):
+        import_results(ws, [tmp_path / "nope.json"])
+
+
+def test_a_file_that_is_not_a_results_file_is_reported(ws, tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text('{"hello": 1}')
+    report = import_results(ws, [path])
+    assert report.stored == {} and "not a results file" in report.problems[0].message

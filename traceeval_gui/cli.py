@@ -1,0 +1,151 @@
+"""The `traceeval` command: every workbench action, headless. Qt is never imported here.
+
+Exit codes: 0 success, 1 the command ran and found problems (validate, missing data),
+2 bad input (a one-line message naming the file and the problem), 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from core.errors import TraceEvalError
+from core.normalise import MODES
+from core.tables import FORMATS
+from traceeval_gui.commands import dataset_commands, results_commands
+
+DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
+               "or one program folder (default: the bundled demo dataset)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="traceeval",
+        description="Inspect and score TraceEval call-graph benchmark results (arXiv 2605.11006).",
+        epilog="Run 'traceeval COMMAND --help' for the options of a command.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what is being done to stderr")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    info = commands.add_parser("info", help="summarise a dataset: programs per language and split, models, problems",
+                               description="Index the dataset into its workspace (only changed programs are read "
+                                           "again) and summarise it.")
+    _dataset_args(info)
+    info.add_argument("--format", choices=("text", "json"), default="text")
+    info.set_defaults(handler=dataset_commands.info)
+
+    validate = commands.add_parser(
+        "validate", help="check layout and content; exit 1 when anything is wrong",
+        description="Read every program and report each problem as 'file: problem': unreadable or malformed "
+                    "callgraph.json, bad UTF-8, unknown language, no sources, split-file inconsistencies, and "
+                    "ground-truth names that cannot be placed in the source. Exit status 1 when any is found.")
+    _dataset_args(validate, workspace=False)
+    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.add_argument("--quick", action="store_true", help="skip the source-level checks (name placement)")
+    validate.add_argument("--errors-only", action="store_true", help="only problems that make a program unusable")
+    validate.set_defaults(handler=dataset_commands.validate)
+
+    imp = commands.add_parser(
+        "import-results", help="import model results (released JSON files or JSONL) into the workspace",
+        description="Import results files: the released <model>_<language>_t0.0_r0.json format, or JSONL with "
+                    '{"instance_id", "model", "prediction"} or "raw_response" per line. Raw responses are '
+                    "parsed with the TraceEval answer parser; parse problems are recorded per instance.")
+    imp.add_argument("dataset", metavar="DATASET", help=DATASET_HELP.replace(" (default: the bundled demo dataset)", ""))
+    imp.add_argument("results", metavar="RESULTS", nargs="+", help="results files or folders holding them")
+    imp.add_argument("--model", help="model name to use instead of the one in the files")
+    _workspace_args(imp)
+    imp.set_defaults(handler=results_commands.import_results)
+
+    score = commands.add_parser(
+        "score", help="the paper's table: P/R/F1 per language (micro) and their average (macro)",
+        description="Score every model in the workspace (after importing --results, if given) exactly as the "
+                    "paper does: TP/FP/FN summed over programs per language, then the unweighted mean of the "
+                    "languages. Programs without a result record are named, not scored.")
+    _dataset_args(score)
+    score.add_argument("--results", nargs="+", metavar="PATH", help="results files or folders to import first")
+    score.add_argument("--models", help="comma-separated model names (default: all in the workspace)")
+    _selection_args(score)
+    score.add_argument("--by", choices=("split", "repo"), help="one row per model and split or repository")
+    score.add_argument("--ci", nargs="?", type=float, const=0.95, metavar="LEVEL",
+                       help="add bootstrap confidence intervals over programs (default level 0.95)")
+    score.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    score.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    score.add_argument("--format", choices=FORMATS, default="text")
+    score.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE instead of stdout")
+    score.set_defaults(handler=results_commands.score)
+
+    diff = commands.add_parser(
+        "diff", help="one model's TP / FP / FN edges on one program",
+        description="Show the true positives, false positives (predicted, not in the ground truth) and false "
+                    "negatives (missed) of one model on one program, after normalisation.")
+    diff.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    diff.add_argument("--model", required=True, help="model name (see 'traceeval models')")
+    diff.add_argument("--dataset", help=DATASET_HELP)
+    _workspace_args(diff)
+    _modes_args(diff)
+    diff.add_argument("--format", choices=("text", "json"), default="text")
+    diff.set_defaults(handler=results_commands.diff)
+
+    models = commands.add_parser("models", help="list the models imported into the workspace")
+    _dataset_args(models)
+    models.set_defaults(handler=results_commands.models)
+    return parser
+
+
+def _dataset_args(parser: argparse.ArgumentParser, workspace: bool = True) -> None:
+    parser.add_argument("dataset", metavar="DATASET", nargs="?", help=DATASET_HELP)
+    parser.add_argument("--splits", metavar="DIR", help="folder with test_ids.json, train_ids.json and "
+                        "<language>_repo_assignment.json (default: DATASET/traceeval_split)")
+    if workspace:
+        _workspace_args(parser)
+
+
+def _workspace_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", metavar="FILE", help="workspace database (default: one per dataset in "
+                        "the user data folder, or $TRACEEVAL_WORKSPACE_DIR)")
+
+
+def _modes_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--modes", default=",".join(MODES),
+                       help=f"normalisation modes, comma-separated, or 'all' / 'none' (default: {','.join(MODES)})")
+    group.add_argument("--no-normalize", action="store_true", help="compare names exactly (same as --modes none)")
+
+
+def _selection_args(parser: argparse.ArgumentParser) -> None:
+    _modes_args(parser)
+    parser.add_argument("--split", choices=("test", "train", "all"),
+                        help="programs to score (default: test when the dataset has split files, else all)")
+    parser.add_argument("--languages", default="python,javascript,java",
+                        help="comma-separated languages (default: all three)")
+    parser.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("traceeval-studio")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.handler(args)
+    except TraceEvalError as error:
+        print(f"traceeval: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("traceeval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""What every command needs: the dataset and workspace from the options, progress on stderr."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.errors import UsageError
+from core.importing import import_results
+from core.indexing import IndexReport, open_dataset
+from core.normalise import parse_modes
+from core.scoring import Selection, parse_languages
+from core.workspace import Workspace
+from resources import DEMO_DATASET, DEMO_RESULTS
+
+
+def dataset_root(given: str | None) -> Path:
+    return Path(given).expanduser().resolve() if given else DEMO_DATASET
+
+
+def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexReport]:
+    """Open the workspace for the command's dataset; the demo dataset brings its illustrative results."""
+    root = dataset_root(dataset if dataset is not None else getattr(args, "dataset", None))
+    ws, report = open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
+                              progress=ProgressLine("indexing"))
+    if root == DEMO_DATASET and not ws.models():
+        import_results(ws, [DEMO_RESULTS])
+    return ws, report
+
+
+def modes_from(args) -> frozenset[str]:
+    if getattr(args, "no_normalize", False):
+        return frozenset()
+    return _usage(parse_modes, args.modes)
+
+
+def selection_from(args, ws: Workspace) -> Selection:
+    languages = _usage(parse_languages, args.languages)
+    split = args.split
+    if split is None:
+        split = "test" if "test" in ws.split_names() else "all"
+    return Selection(languages=languages, split=None if split == "all" else split, repo=args.repo)
+
+
+def _usage(parse, text: str):
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+class ProgressLine:
+    """A one-line progress bar on stderr, shown only on a terminal and only for long work."""
+
+    def __init__(self, label: str, minimum_total: int = 200):
+        self.label = label
+        self.minimum_total = minimum_total
+        self.shown = False
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if total < self.minimum_total or not sys.stderr.isatty():
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{' ' * (width - filled)}] {done:,}/{total:,}")
+        self.shown = True
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

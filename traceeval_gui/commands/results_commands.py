@@ -1,0 +1,115 @@
+"""`traceeval import-results | score | diff | models`."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from core.errors import UsageError
+from core.importing import import_results as import_into
+from core.metrics import INSTANCE_RULE, instance_scores
+from core.model import LANGUAGES
+from core.scoring import instance_diff, score_table
+from core.tables import render_table
+from traceeval_gui.commands.common import modes_from, open_workspace, selection_from
+
+
+def import_results(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        report = import_into(ws, args.results, args.model)
+        for problem in report.problems:
+            print(f"warning: {problem}" if problem.severity == "warning" else f"error: {problem}")
+        if not report.stored:
+            print(f"nothing imported from {report.files} file(s)")
+            return 1
+        for model, count in sorted(report.stored.items()):
+            print(f"{model}: {count:,} prediction(s) stored")
+        print(f"workspace: {ws.path}")
+    return 0
+
+
+def score(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        if args.results:
+            report = import_into(ws, args.results)
+            for problem in report.problems:
+                print(f"{problem.severity}: {problem}", file=sys.stderr)
+        models = _model_names(args.models, ws)
+        table = score_table(ws, models, selection_from(args, ws), modes_from(args), group_by=args.by,
+                            confidence=args.ci, resamples=args.resamples, seed=args.seed)
+        text = render_table(table, args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def diff(args) -> int:
+    ws, _ = open_workspace(args, args.dataset)
+    with ws:
+        key = _instance_key(ws, args.instance)
+        _model_names(args.model, ws)
+        modes = modes_from(args)
+        result = instance_diff(ws, args.model, key, modes)
+        if result is None:
+            print(f"{args.model} has no result for {key} (it is reported as missing when scoring)")
+            return 1
+        prediction = ws.predictions(args.model, [key])[key]
+        scores = instance_scores(result.counts)
+    if args.format == "json":
+        print(json.dumps({"instance": key, "model": args.model, "normalisation": sorted(modes),
+                          "tp": [list(e) for e in result.tp], "fp": [list(e) for e in result.fp],
+                          "fn": [list(e) for e in result.fn], "precision": scores.precision,
+                          "recall": scores.recall, "f1": scores.f1, "instance_rule": INSTANCE_RULE,
+                          "parse_problems": list(prediction.parse_problems)}, indent=2))
+        return 0
+    counts = result.counts
+    print(f"{key}  model {args.model}  normalisation: {', '.join(sorted(modes)) or 'off'}")
+    print(f"TP {counts.tp}  FP {counts.fp}  FN {counts.fn}   P {scores.precision:.1%}  R {scores.recall:.1%}  "
+          f"F1 {scores.f1:.1%}   ({INSTANCE_RULE})")
+    for problem in prediction.parse_problems:
+        print(f"parse problem: {problem}")
+    for label, edges in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn)):
+        for caller, callee in edges:
+            print(f"{label}  {caller} -> {callee}")
+    return 0
+
+
+def models(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        rows = ws.models()
+        if not rows:
+            print("no models imported yet (traceeval import-results DATASET RESULTS...)")
+        for row in rows:
+            flag = "  [illustrative, not real model output]" if row.illustrative else ""
+            print(f"{row.name}: {row.predictions:,} predictions{flag}")
+    return 0
+
+
+def _model_names(text: str | None, ws) -> list[str] | None:
+    if not text:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    known = {m.name for m in ws.models()}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
+    return names
+
+
+def _instance_key(ws, given: str) -> str:
+    if "/" in given and given.split("/", 1)[0] in LANGUAGES:
+        if not ws.has_instance(given):
+            raise UsageError(f"no program {given} in the dataset")
+        return given
+    keys = [f"{language}/{given}" for language in LANGUAGES if ws.has_instance(f"{language}/{given}")]
+    if not keys:
+        raise UsageError(f"no program {given!r} in the dataset")
+    if len(keys) > 1:
+        raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
+    return keys[0]
