@@ -5,8 +5,9 @@ answers the N-th question, i.e. the N-th ground-truth key; a missing line, an em
 "none" / "n/a" / "no calls" means no callees; callees are split on commas outside parentheses
 and angle brackets so `C:m(int,int)` and `Map<K,V>` survive. When a number is answered twice
 the last line wins (as assigning into a dict would). Lines that are not numbered answers
-(prose, code fences) are ignored. Everything unusual is reported as a parse problem; the
-graph still holds what could be read.
+(prose, code fences) are ignored. Everything unusual is reported as a parse problem (also a
+"callee" with spaces outside brackets, e.g. an echoed question); the graph still holds
+exactly what the paper's parser would read.
 """
 from __future__ import annotations
 
@@ -52,7 +53,10 @@ def parse_answer(text: str | None, keys: Sequence[str]) -> ParsedAnswer:
     edges = []
     for number, answer in sorted(answers.items()):
         caller = keys[number - 1]
-        edges.extend((caller, callee) for callee in split_callees(answer))
+        for callee in split_callees(answer):
+            if any(char.isspace() for char in callee.split("(", 1)[0]):
+                problems.append(f"answer {number}: {_clip(callee)!r} is not a function name (prose?); scored as given")
+            edges.append((caller, callee))
     return ParsedAnswer(CallGraph.from_edges(edges, keys), tuple(problems))
 
 
@@ -60,6 +64,8 @@ def split_callees(answer: str) -> list[str]:
     """Split one answer on commas outside (), <> and []; "none"-like answers give []."""
     if answer.strip().lower().rstrip(".") in NO_CALLS:
         return []
+    if not any(bracket in answer for bracket in "(<["):  # the common case, and 10x faster
+        return [part.strip() for part in answer.split(",") if part.strip()]
     parts, depth, current = [], 0, []
     for char in answer:
         if char in "(<[":
@@ -73,6 +79,10 @@ def split_callees(answer: str) -> list[str]:
             current.append(char)
     parts.append("".join(current))
     return [part.strip() for part in parts if part.strip()]
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _short_list(items: list[str], limit: int = 8) -> str:

@@ -88,6 +88,8 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
     """
     problems: list[str] = [record.problem] if record.problem else []
     parsed = parse_answer(record.raw_response, keys) if record.raw_response is not None else None
+    if parsed is not None:
+        problems.extend(parsed.problems)
     if record.prediction is not None:
         graph, shape_problem = _graph_from_stored(record.prediction)
         if shape_problem:
@@ -98,7 +100,6 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
                             "edge(s); the stored one is scored")
     elif parsed is not None:
         graph = parsed.graph
-        problems.extend(parsed.problems)
     else:
         graph = CallGraph(tuple(keys), ())
         if not record.problem:

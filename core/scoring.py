@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 from core.bootstrap import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
-from core.model import LANGUAGES, CallGraph
+from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
 from core.workspace import InstanceRow, Workspace
 
@@ -82,26 +82,40 @@ def scoring_key(modes: Iterable[str]) -> str:
     return f"{SCORER_VERSION}|{','.join(sorted(modes)) or 'none'}"
 
 
+class NormalisedTruths:
+    """Ground-truth edge sets normalised once per instance, shared by every model scored."""
+
+    def __init__(self, ws: Workspace, modes: frozenset[str]):
+        self.ws, self.modes, self.edges = ws, modes, {}
+
+    def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:
+        needed = [k for k in keys if k not in self.edges]
+        for key, mapping in self.ws.ground_truth_mappings(needed).items():
+            self.edges[key] = normalise_edges(_pairs(mapping), languages[key], self.modes)
+        return self.edges
+
+
 def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
-                    _truth_cache: dict | None = None) -> dict[str, Counts]:
+                    truths: NormalisedTruths | None = None) -> dict[str, Counts]:
     """Counts for every selected instance the model has a prediction for (cached in the workspace)."""
     key = scoring_key(modes)
     cached = ws.cached_counts(model, key)
-    wanted = {r.key: r for r in rows}
-    missing_keys = [k for k in wanted if k not in cached]
+    languages = {r.key: r.language for r in rows}
+    missing_keys = [k for k in languages if k not in cached]
     if missing_keys:
-        graphs = ws.prediction_graphs(model)
-        todo = [k for k in missing_keys if k in graphs]
+        predictions = ws.prediction_mappings(model)
+        todo = [k for k in missing_keys if k in predictions]
         if todo:
-            truths = ws.ground_truths(todo) if _truth_cache is None else _cached_truths(ws, todo, _truth_cache)
-            fresh = {}
-            for k in todo:
-                language = wanted[k].language
-                truth = normalise_edges(truths[k].edges, language, modes)
-                fresh[k] = count_edges(truth, normalise_edges(graphs[k].edges, language, modes))
+            truth = (truths or NormalisedTruths(ws, modes))(todo, languages)
+            fresh = {k: count_edges(truth[k], normalise_edges(_pairs(predictions[k]), languages[k], modes))
+                     for k in todo}
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
-    return {k: cached[k] for k in wanted if k in cached}
+    return {k: cached[k] for k in languages if k in cached}
+
+
+def _pairs(mapping: dict[str, list[str]]):
+    return ((caller, callee) for caller, callees in mapping.items() for callee in callees)
 
 
 def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: Selection = Selection(),
@@ -115,9 +129,9 @@ def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: S
     languages = tuple(lang for lang in selection.languages if lang in LANGUAGES)
     table = ScoreTable([], languages, modes, selection, group_by, confidence=confidence,
                        programs={lang: sum(r.language == lang for r in rows) for lang in languages})
-    truth_cache: dict[str, CallGraph] = {}
+    truths = NormalisedTruths(ws, modes)
     for name in names:
-        counts = instance_counts(ws, name, rows, modes, truth_cache)
+        counts = instance_counts(ws, name, rows, modes, truths)
         illustrative = all_models[name].illustrative if name in all_models else False
         for group, group_rows in _groups(rows, group_by):
             table.rows.append(_table_row(name, group, illustrative, group_rows, counts, languages,
@@ -169,13 +183,6 @@ def _groups(rows: list[InstanceRow], group_by: str | None):
     values = sorted({getattr(r, group_by) or "(none)" for r in rows})
     for value in values:
         yield value, [r for r in rows if (getattr(r, group_by) or "(none)") == value]
-
-
-def _cached_truths(ws: Workspace, keys: list[str], cache: dict[str, CallGraph]) -> dict[str, CallGraph]:
-    needed = [k for k in keys if k not in cache]
-    if needed:
-        cache.update(ws.ground_truths(needed))
-    return cache
 
 
 def _seed(seed: int, model: str, group: str) -> int:

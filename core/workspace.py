@@ -185,12 +185,10 @@ class Workspace:
     def ground_truths(self, keys: Iterable[str] | None = None) -> dict[str, CallGraph]:
         if keys is None:
             rows = self.db.execute("select key, ground_truth from instances").fetchall()
+            mappings = {key: json.loads(text) for key, text in rows}
         else:
-            rows = []
-            for chunk in _chunks(list(keys), 500):
-                rows += self.db.execute(f"select key, ground_truth from instances where key in "
-                                        f"({','.join('?' * len(chunk))})", chunk).fetchall()
-        return {key: CallGraph.from_dict(json.loads(text)) for key, text in rows}
+            mappings = self.ground_truth_mappings(keys)
+        return {key: CallGraph.from_dict(mapping) for key, mapping in mappings.items()}
 
     def problems(self) -> list[Problem]:
         return [Problem(r["path"], r["message"], r["severity"], r["instance_id"])
@@ -231,10 +229,17 @@ class Workspace:
         rows = self.db.query("select * from predictions where model = ?", [model])
         return {r["instance_key"]: _prediction(r) for r in rows if wanted is None or r["instance_key"] in wanted}
 
-    def prediction_graphs(self, model: str) -> dict[str, CallGraph]:
-        """Only the graphs (cheaper than whole predictions, for scoring)."""
-        rows = self.db.query("select instance_key, graph from predictions where model = ?", [model])
-        return {r["instance_key"]: CallGraph.from_dict(json.loads(r["graph"])) for r in rows}
+    def prediction_mappings(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """Only the `{caller: [callees]}` of each prediction: the cheap form for scoring."""
+        rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
+        return {key: json.loads(text) for key, text in rows}
+
+    def ground_truth_mappings(self, keys: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+        rows = []
+        for chunk in _chunks(list(keys), 500):
+            rows += self.db.execute(f"select key, ground_truth from instances where key in "
+                                    f"({','.join('?' * len(chunk))})", chunk).fetchall()
+        return {key: json.loads(text) for key, text in rows}
 
     # -- cached scores --------------------------------------------------------------------
     def cached_counts(self, model: str, scoring_key: str) -> dict[str, Counts]:
@@ -243,9 +248,10 @@ class Workspace:
         return {key: Counts(tp, fp, fn) for key, tp, fp, fn in rows}
 
     def store_counts(self, model: str, scoring_key: str, counts: Mapping[str, Counts]) -> None:
-        self.db["scores"].insert_all(
-            ({"model": model, "instance_key": key, "scoring": scoring_key, "tp": c.tp, "fp": c.fp, "fn": c.fn}
-             for key, c in counts.items()), replace=True, batch_size=2000)
+        with self.db.atomic():
+            self.db.conn.executemany(
+                "insert or replace into scores (model, instance_key, scoring, tp, fp, fn) values (?, ?, ?, ?, ?, ?)",
+                [(model, key, scoring_key, c.tp, c.fp, c.fn) for key, c in counts.items()])
 
 
 def _instance_row(r: dict) -> InstanceRow:

@@ -39,9 +39,10 @@ def test_released_format_uses_stored_prediction_and_checks_raw_response(ws, tmp_
     assert report.stored == {"gpt-x": 3}
     assert [str(p) for p in report.problems] == [f"{path}: ghost_0001: no python/ghost_0001 in the dataset; skipped"]
     stored = ws.predictions("gpt-x")
-    assert stored["python/p_0001"].parse_problems == ()
+    assert stored["python/p_0001"].parse_problems == ("no answer for question 4",)
     assert stored["python/p_0002"].parse_problems == (
-        "stored prediction differs from the parsed raw_response in 2 edge(s); the stored one is scored",)
+        "no answer for question 4",
+        "stored prediction differs from the parsed raw_response in 2 edge(s); the stored one is scored")
     only_raw = stored["python/cli_0003"]  # the python one: the file says python
     assert only_raw.graph.edges == (("main", "main.run"),)
     assert only_raw.parse_problems == ("no answer for questions 2, 3, 4, 5",)

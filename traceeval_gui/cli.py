@@ -86,6 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("text", "json"), default="text")
     diff.set_defaults(handler=results_commands.diff)
 
+    export = commands.add_parser(
+        "export-results", help="write a model's predictions as released results files (with metrics)",
+        description="Write <model>_<language>_t0.0_r0.json files in the released format, with per-program "
+                    "metrics and edge_diff and aggregate_metrics computed by this tool, so the authors' "
+                    "scripts can read them.")
+    _dataset_args(export)
+    export.add_argument("--model", required=True, help="model name (see 'traceeval models')")
+    export.add_argument("--out", required=True, metavar="DIR", help="folder to write the files into")
+    export.add_argument("--timestamp", help="timestamp to record instead of now (for reproducible files)")
+    _modes_args(export)
+    export.set_defaults(handler=results_commands.export_results)
+
     models = commands.add_parser("models", help="list the models imported into the workspace")
     _dataset_args(models)
     models.set_defaults(handler=results_commands.models)

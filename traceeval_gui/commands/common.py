@@ -22,9 +22,18 @@ def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexRe
     root = dataset_root(dataset if dataset is not None else getattr(args, "dataset", None))
     ws, report = open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
                               progress=ProgressLine("indexing"))
-    if root == DEMO_DATASET and not ws.models():
-        import_results(ws, [DEMO_RESULTS])
+    if root == DEMO_DATASET:
+        ensure_demo_results(ws)
     return ws, report
+
+
+def ensure_demo_results(ws: Workspace) -> None:
+    """(Re-)import the bundled illustrative results when they differ from what was imported last."""
+    signature = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
+                         for p in sorted(DEMO_RESULTS.glob("*.json")))
+    if ws.setting("demo_results") != signature:
+        import_results(ws, [DEMO_RESULTS])
+        ws.set_setting("demo_results", signature)
 
 
 def modes_from(args) -> frozenset[str]:

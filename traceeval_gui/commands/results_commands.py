@@ -9,6 +9,7 @@ from core.errors import UsageError
 from core.importing import import_results as import_into
 from core.metrics import INSTANCE_RULE, instance_scores
 from core.model import LANGUAGES
+from core.results_writer import write_released_results
 from core.scoring import instance_diff, score_table
 from core.tables import render_table
 from traceeval_gui.commands.common import modes_from, open_workspace, selection_from
@@ -76,6 +77,19 @@ def diff(args) -> int:
     for label, edges in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn)):
         for caller, callee in edges:
             print(f"{label}  {caller} -> {callee}")
+    return 0
+
+
+def export_results(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        (row,) = [m for m in ws.models() if m.name == _model_names(args.model, ws)[0]]
+        metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
+        if args.timestamp:
+            metadata["timestamp"] = args.timestamp
+        paths = write_released_results(ws, args.model, Path(args.out), modes_from(args), metadata)
+    for path in paths:
+        print(f"wrote {path}")
     return 0
 
 

@@ -1,0 +1,68 @@
+"""Write a model's predictions as released results files (`<slug>_<language>_t0.0_r0.json`),
+so the authors' scripts can read what this tool produced or re-scored.
+
+Per-record `metrics` and `edge_diff` use the paper's rule (zero denominators give 0) after
+the given normalisation; `aggregate_metrics` is the micro score over the file's records.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable
+
+from core.metrics import diff_edges, micro_scores, sum_counts
+from core.model import LANGUAGES
+from core.normalise import MODES, normalise_edges
+from core.workspace import Workspace
+
+
+def model_slug(model: str) -> str:
+    """The released files' spelling: `claude-sonnet-4.6` -> `claude-sonnet-4_6`."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", model.replace(".", "_")).strip("_") or "model"
+
+
+def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iterable[str] = MODES,
+                           metadata: dict | None = None, temperature: float = 0.0, run_id: int = 0) -> list[Path]:
+    """One file per language the model has predictions for; returns the paths written."""
+    modes = frozenset(modes)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    predictions = ws.predictions(model)
+    written = []
+    for language in LANGUAGES:
+        keys = sorted(k for k, p in predictions.items() if p.language == language)
+        if not keys:
+            continue
+        truths = ws.ground_truths(keys)
+        results, counts = {}, []
+        for key in keys:
+            prediction, truth = predictions[key], truths[key]
+            diff = diff_edges(normalise_edges(truth.edges, language, modes),
+                              normalise_edges(prediction.graph.edges, language, modes))
+            counts.append(diff.counts)
+            scores = micro_scores(diff.counts)
+            results[prediction.instance_id] = {
+                "raw_response": prediction.raw_response or "",
+                "prediction": prediction.graph.to_dict(),
+                "ground_truth": truth.to_dict(),
+                "metrics": {"tp": diff.counts.tp, "fp": diff.counts.fp, "fn": diff.counts.fn,
+                            "precision": scores.precision, "recall": scores.recall, "f1": scores.f1},
+                "edge_diff": {"tp": [list(e) for e in diff.tp], "fp": [list(e) for e in diff.fp],
+                              "fn": [list(e) for e in diff.fn]},
+                "input": {"files": len(ws.instance(key).files), "parse_problems": list(prediction.parse_problems)},
+            }
+        total = sum_counts(counts)
+        aggregate = micro_scores(total)
+        meta = {"model": model, "language": language, "temperature": temperature, "run_id": run_id,
+                "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "num_benchmarks": len(results),
+                "aggregate_metrics": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
+                                      "precision": aggregate.precision, "recall": aggregate.recall,
+                                      "f1": aggregate.f1, "normalisation": sorted(modes)},
+                **(metadata or {})}
+        path = out_dir / f"{model_slug(model)}_{language}_t{temperature}_r{run_id}.json"
+        path.write_text(json.dumps({"metadata": meta, "results": results}, indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    return written

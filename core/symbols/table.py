@@ -1,0 +1,59 @@
+"""`SymbolTable`: the nodes of one program, looked up by exact or tolerant name."""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from core.model import Node
+from core.symbols.placement import DottedPlacer, JavaPlacer
+
+
+class SymbolTable:
+    """Every node of a program, in source order per file, files in the order given.
+
+    `nodes` has one entry per name (the first definition); `definitions(name)` lists every
+    definition sharing it (a property getter and setter, `if`/`else` variants, a JS getter
+    and setter). `classes` (kind "class") are not nodes of the call graph: they are only
+    where `place()` puts a class name whose class declares no constructor.
+    """
+
+    def __init__(self, language: str, definitions: Sequence[Node], classes: Sequence[Node],
+                 problems: Sequence[str], call_names: Mapping[str, Iterable[str]],
+                 modules: Mapping[str, str], program: object = None) -> None:
+        self.language = language
+        self.problems = tuple(problems)
+        self.classes = tuple(classes)
+        self.modules = dict(modules)  # file -> module name (Python, JavaScript)
+        self.program = program  # what re-scanning one file needs to know (Java: own types)
+        self._definitions: dict[str, list[Node]] = {}
+        for node in definitions:
+            self._definitions.setdefault(node.name, []).append(node)
+        self.nodes = tuple(group[0] for group in self._definitions.values())
+        self.by_name = {node.name: node for node in self.nodes}
+        self._call_names = {name: frozenset(names) for name, names in call_names.items()}
+        self._placed: dict[str, Node | None] = {}
+        self._placer: DottedPlacer | JavaPlacer | None = None  # built on first use
+        # (file, text) -> call sites in it, filled lazily by `call_site_lines`
+        self.scan_cache: dict[tuple[str, str], list] = {}
+
+    def definitions(self, name: str) -> tuple[Node, ...]:
+        return tuple(self._definitions.get(name, ()))
+
+    def place(self, name: str) -> Node | None:
+        """The node `name` refers to: exact, else tolerant (see `placement`); None if none fits."""
+        if name in self.by_name:
+            return self.by_name[name]
+        if name not in self._placed:
+            if self._placer is None:
+                self._placer = (JavaPlacer(self.nodes, self.classes) if self.language == "java" else
+                                DottedPlacer(self.language, self.nodes, self.classes, self.modules))
+            self._placed[name] = self._placer.place(name)
+        return self._placed[name]
+
+    def unplaced(self, names: Iterable[str]) -> list[str]:
+        """Names that cannot be placed, each once, in the order given."""
+        return [name for name in dict.fromkeys(names) if self.place(name) is None]
+
+    def call_names(self, node: Node) -> frozenset[str]:
+        """Identifiers a call expression uses for `node`: its short name, for constructors and
+        classes the class name, for lambdas/arrows/function values the name they are bound to."""
+        return self._call_names.get(node.name, frozenset())

@@ -1,0 +1,135 @@
+"""Core performance at TraceEval scale. Run: python tests/bench/bench_core.py [--scale 1.0] [--keep DIR]
+
+Prints: indexing 10,583 programs into a new workspace, reopening it, importing 10 models'
+results, the 10-model paper table on the test split with every normalisation mode (cold: no
+cached scores, empty name cache; warm: cached), and the same table from a straightforward loop
+that reloads every JSON file and normalises every name afresh (the baseline, same process).
+Targets (issue #2): index <= 20 s, reopen <= 1 s, table <= 3 s and >= 5x faster than the baseline.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from core import normalise  # noqa: E402
+from core.importing import import_results  # noqa: E402
+from core.indexing import open_dataset  # noqa: E402
+from core.metrics import Counts, macro_average, micro_scores  # noqa: E402
+from core.model import LANGUAGES  # noqa: E402
+from core.normalise import MODES  # noqa: E402
+from core.scoring import Selection, score_table  # noqa: E402
+from tests.bench.synthetic import corrupt, generate, split_ids  # noqa: E402
+
+SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"
+
+
+def baseline_table(root: Path, modes: frozenset[str]) -> dict[str, tuple[float, float, float]]:
+    """The straightforward way: per results file, reload it and every ground truth, normalise every name."""
+    totals: dict[str, dict[str, Counts]] = {}
+    for path in sorted((root / "results").glob("*.json")):
+        data = json.loads(path.read_text())
+        model, language = data["metadata"]["model"], data["metadata"]["language"]
+        counts = Counts()
+        for program_id, record in data["results"].items():
+            truth_file = root / "benchmark" / language / program_id / "callgraph.json"
+            try:
+                truth = json.loads(truth_file.read_text())
+            except (OSError, ValueError):
+                continue
+            if not isinstance(truth, dict):
+                continue
+            gold = _edges(truth, language, modes)
+            predicted = _edges(record["prediction"], language, modes)
+            tp = len(gold & predicted)
+            counts = counts + Counts(tp, len(predicted) - tp, len(gold) - tp)
+        totals.setdefault(model, {})[language] = counts
+    out = {}
+    for model, per_language in totals.items():
+        average = macro_average({lang: micro_scores(c) for lang, c in per_language.items()})
+        out[model] = (average.precision, average.recall, average.f1)
+    return out
+
+
+def _edges(graph: dict, language: str, modes: frozenset[str]) -> set:
+    edges = set()
+    for caller, callees in graph.items():
+        for callee in callees:
+            a = normalise._normalise(caller, language, modes)  # uncached, on purpose
+            b = normalise._normalise(callee, language, modes)
+            if a is not None and b is not None:
+                edges.add((a, b))
+    return edges
+
+
+def timed(label: str, action):
+    started = time.perf_counter()
+    result = action()
+    seconds = time.perf_counter() - started
+    print(f"{label:<52} {seconds:8.2f} s", flush=True)
+    return result, seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the paper's program counts")
+    parser.add_argument("--models", type=int, default=10)
+    parser.add_argument("--keep", type=Path, help="generate into (and keep) this folder")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="traceeval-bench-"))
+    try:
+        root = work / "dataset"
+        if not (root / "benchmark").is_dir():
+            ids = split_ids(SHARED_SPLITS if SHARED_SPLITS.is_dir() else None, args.scale)
+            _, gen_s = timed("generate synthetic dataset + results", lambda: generate(root, ids, args.models))
+            broken = corrupt(root, dict(ids["train"]))  # train programs: the results cover the test split
+            print(f"  corrupted on purpose: {', '.join(broken)}")
+        total = sum(1 for _ in (root / "benchmark").glob("*/*"))
+        print(f"programs: {total:,}  models: {args.models}  (ids from "
+              f"{'the real split files' if SHARED_SPLITS.is_dir() else 'made-up names'})")
+        workspace = work / "bench.sqlite"
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(workspace) + suffix).unlink(missing_ok=True)
+
+        (ws, report), index_s = timed("index into a new workspace", lambda: open_dataset(root, workspace))
+        print(f"  indexed {report.instances:,}, problems reported: {len(report.problems)}")
+        for problem in report.problems:
+            print(f"    {problem}")
+        ws.close()
+        (ws, report), reopen_s = timed("reopen (nothing changed)", lambda: open_dataset(root, workspace))
+        imported, import_s = timed("import 10 models' results files", lambda: import_results(ws, [root / "results"]))
+        print(f"  stored {sum(imported.stored.values()):,} predictions")
+
+        selection = Selection(split="test")
+        normalise._CACHES.clear()
+        table, cold_s = timed("paper table, all modes, test split (cold)",
+                              lambda: score_table(ws, selection=selection, modes=MODES))
+        _, warm_s = timed("paper table, all modes, test split (cached)",
+                          lambda: score_table(ws, selection=selection, modes=MODES))
+        baseline, base_s = timed("baseline: reload JSON, normalise every name", lambda: baseline_table(
+            root, frozenset(MODES)))
+        ws.close()
+
+        ours = {row.model: (row.average.precision, row.average.recall, row.average.f1) for row in table.rows}
+        same = ours.keys() == baseline.keys() and all(
+            all(abs(a - b) < 1e-12 for a, b in zip(ours[m], baseline[m])) for m in ours)
+        print()
+        print(f"index {index_s:.2f} s (target <= 20) | reopen {reopen_s:.3f} s (<= 1) | "
+              f"table cold {cold_s:.2f} s, cached {warm_s:.2f} s (<= 3) | baseline {base_s:.2f} s")
+        print(f"speed-up over baseline: cold {base_s / cold_s:.1f}x, cached {base_s / warm_s:.1f}x (target >= 5x)")
+        print(f"same numbers as the baseline: {'yes' if same else 'NO'}")
+        return 0 if same else 1
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Realistic multi-file programs shared by the `core.symbols` tests."""
