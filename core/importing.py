@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Sequence
 
 from core.model import Prediction, instance_key
+from core.normalise import MODES
 from core.problems import Problem
 from core.results import find_results_files, read_results_file, to_prediction
+from core.scoring import NormalisedTruths, instance_counts
 from core.workspace import Workspace
 
 
@@ -45,10 +47,13 @@ def import_results(ws: Workspace, paths: Sequence[str | Path], model: str | None
                 sources[record.model].append(str(path))
             if metadata.get("illustrative"):
                 flags[record.model] = (True, str(metadata.get("note", "")))
+    truths = NormalisedTruths(ws, frozenset(MODES))
     for name, predictions in by_model.items():
         illustrative, note = flags.get(name, (False, ""))
         report.stored[name] = ws.store_predictions(name, predictions, sources=sources[name],
                                                    illustrative=illustrative, note=note)
+        # Score with the paper's modes now, while it is all fresh: the table is then a cache read.
+        instance_counts(ws, name, ws.instance_rows(), truths.modes, truths)
     return report
 
 

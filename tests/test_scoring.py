@@ -75,6 +75,8 @@ def test_only_init_mode_keeps_stdlib_calls(scored):
 
 
 def test_cached_counts_are_reused_and_invalidated(scored, tmp_path):
+    assert scored.db.execute("select count(*) from scores").fetchone()[0] == 4  # scored at import
+    scored.db.execute("delete from scores")
     first = _row(score_table(scored))
     assert scored.db.execute("select count(*) from scores").fetchone()[0] == 4
     again = _row(score_table(scored))
