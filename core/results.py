@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from core.answers import parse_answer
 from core.errors import ResultsError
@@ -191,8 +191,3 @@ def _model_name(metadata: dict, named: re.Match | None, path: Path) -> str:
     slug = slug or (named.group("slug") if named else path.stem)
     run = metadata.get("run_id", named.group("run") if named else 0)
     return slug if str(run) in ("0", "") else f"{slug}-r{run}"
-
-
-def iter_records(files: Sequence[ResultsFile]) -> Iterator[ResultRecord]:
-    for results_file in files:
-        yield from results_file.records

@@ -24,7 +24,6 @@ from core import normalise  # noqa: E402
 from core.importing import import_results  # noqa: E402
 from core.indexing import open_dataset  # noqa: E402
 from core.metrics import Counts, macro_average, micro_scores  # noqa: E402
-from core.model import LANGUAGES  # noqa: E402
 from core.normalise import MODES  # noqa: E402
 from core.scoring import Selection, score_table  # noqa: E402
 from tests.bench.synthetic import corrupt, generate, split_ids  # noqa: E402
@@ -122,7 +121,7 @@ def main() -> int:
 
         ours = {row.model: (row.average.precision, row.average.recall, row.average.f1) for row in table.rows}
         same = ours.keys() == baseline.keys() and all(
-            all(abs(a - b) < 1e-12 for a, b in zip(ours[m], baseline[m])) for m in ours)
+            all(abs(a - b) < 1e-12 for a, b in zip(ours[m], baseline[m], strict=True)) for m in ours)
         print()
         print(f"index {index_s:.2f} s (target <= 20) | reopen {reopen_s:.3f} s (<= 1) | "
               f"table {warm_s:.2f} s, cold {cold_s:.2f} s (<= 3) | baseline {base_s:.2f} s")

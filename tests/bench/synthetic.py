@@ -36,7 +36,7 @@ def generate(root: Path, ids: dict[str, dict[str, list[str]]], models: int = 10,
     rng = random.Random(seed)
     bench = root / "benchmark"
     truths: dict[str, dict[str, dict[str, list[str]]]] = {lang: {} for lang in LANGUAGES}
-    for split, by_language in ids.items():
+    for by_language in ids.values():
         for language, program_ids in by_language.items():
             for program_id in program_ids:
                 graph, files = _program(language, rng, rng.randint(min_nodes, max_nodes))
