@@ -78,6 +78,11 @@ class ScoreTable:
     confidence: float | None = None
 
 
+def default_split(ws: Workspace) -> str | None:
+    """The paper scores the test split: use it when the dataset has split files, else everything."""
+    return "test" if "test" in ws.split_names() else None
+
+
 def scoring_key(modes: Iterable[str]) -> str:
     return f"{SCORER_VERSION}|{','.join(sorted(modes)) or 'none'}"
 

@@ -34,7 +34,7 @@ def describe_selection(table: ScoreTable) -> str:
     return f"{split}{repo} ({programs} programs); normalisation: {modes}{ci}"
 
 
-def _footnotes(table: ScoreTable) -> list[str]:
+def footnotes(table: ScoreTable) -> list[str]:
     notes = []
     if any(row.illustrative for row in table.rows):
         notes.append(f"{DAGGER} illustrative answers written by hand for the demo, not real model output")
@@ -120,7 +120,8 @@ def _text(table: ScoreTable) -> str:
     lines += [line(cells) for cells in body]
     if not body:
         lines.append("(no models: import results first)")
-    lines += [""] + _footnotes(table) if _footnotes(table) else []
+    notes = footnotes(table)
+    lines += [""] + notes if notes else []
     return "\n".join(lines) + "\n"
 
 
@@ -133,7 +134,7 @@ def _markdown(table: ScoreTable) -> str:
     for row in table.rows:
         cells = [_label(row).replace("|", "\\|")] + ([row.group] if table.group_by else [])
         lines.append("| " + " | ".join(cells + _cells(table, row, bool(table.confidence))) + " |")
-    notes = _footnotes(table)
+    notes = footnotes(table)
     return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else [])) + "\n"
 
 
@@ -152,7 +153,7 @@ def _latex(table: ScoreTable) -> str:
         values = [c.replace("–", "--") for c in _cells(table, row, bool(table.confidence))]
         lines.append(" & ".join(cells + values) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
-    lines += [f"% {n}" for n in _footnotes(table)]
+    lines += [f"% {n}" for n in footnotes(table)]
     return "\n".join(lines) + "\n"
 
 

@@ -5,12 +5,12 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
-from core.importing import import_results
+from core.demo import ensure_demo_results
 from core.indexing import IndexReport, open_dataset
 from core.normalise import parse_modes
-from core.scoring import Selection, parse_languages
+from core.scoring import Selection, default_split, parse_languages
 from core.workspace import Workspace
-from resources import DEMO_DATASET, DEMO_RESULTS
+from resources import DEMO_DATASET
 
 
 def dataset_root(given: str | None) -> Path:
@@ -27,15 +27,6 @@ def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexRe
     return ws, report
 
 
-def ensure_demo_results(ws: Workspace) -> None:
-    """(Re-)import the bundled illustrative results when they differ from what was imported last."""
-    signature = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-                         for p in sorted(DEMO_RESULTS.glob("*.json")))
-    if ws.setting("demo_results") != signature:
-        import_results(ws, [DEMO_RESULTS])
-        ws.set_setting("demo_results", signature)
-
-
 def modes_from(args) -> frozenset[str]:
     if getattr(args, "no_normalize", False):
         return frozenset()
@@ -44,10 +35,8 @@ def modes_from(args) -> frozenset[str]:
 
 def selection_from(args, ws: Workspace) -> Selection:
     languages = _usage(parse_languages, args.languages)
-    split = args.split
-    if split is None:
-        split = "test" if "test" in ws.split_names() else "all"
-    return Selection(languages=languages, split=None if split == "all" else split, repo=args.repo)
+    split = default_split(ws) if args.split is None else (None if args.split == "all" else args.split)
+    return Selection(languages=languages, split=split, repo=args.repo)
 
 
 def _usage(parse, text: str):

@@ -1,0 +1,135 @@
+"""`traceeval-gui`: the TraceEval Studio workbench window.
+
+With `--screenshot OUT.png` the window is rendered off screen at 1400x900 once the dataset is
+open, saved, and the program exits (0 on success, 2 when the dataset, instance or model
+cannot be found).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+APP_NAME = "traceeval-gui"
+SCREENSHOT_SIZE = (1400, 900)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=APP_NAME, description="TraceEval Studio: inspect TraceEval "
+                                     "call-graph benchmark programs, predictions and scores.")
+    parser.add_argument("dataset", metavar="DATASET", nargs="?",
+                        help="dataset folder (default: the bundled demo dataset with its illustrative results)")
+    parser.add_argument("--workspace", metavar="FILE", help="workspace database (default: one per dataset in "
+                        "the user data folder, or $TRACEEVAL_WORKSPACE_DIR)")
+    parser.add_argument("--splits", metavar="DIR", help="folder with the split files "
+                        "(default: DATASET/traceeval_split)")
+    parser.add_argument("--instance", metavar="ID", help="program to select first (id or language/id)")
+    parser.add_argument("--model", metavar="M", help="model to select first")
+    parser.add_argument("--screenshot", metavar="OUT.png",
+                        help=f"render the window to a PNG at {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]} and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what is being done to stderr")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # PySide6 before pyqtgraph (DESIGN.md)
+
+    from PySide6.QtCore import QSettings, Qt, QTimer, qInstallMessageHandler
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from resources import DEMO_DATASET
+    from traceeval_gui.app_state import AppState
+    from traceeval_gui.views.main_window import MainWindow
+
+    qInstallMessageHandler(_QtMessageLogger(quiet=os.environ.get("QT_QPA_PLATFORM") == "offscreen"))
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("TraceEval Studio")
+    app.setOrganizationName("TraceEval")
+    app.setStyle("Fusion")
+    # The edge-class tints are light backgrounds: keep the light scheme even in a dark desktop.
+    QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Light)
+
+    screenshot = Path(args.screenshot) if args.screenshot else None
+    state = AppState()
+    window = MainWindow(state, settings=None if screenshot else QSettings(), interactive=screenshot is None)
+
+    def fail(message: str) -> None:
+        if screenshot is not None:
+            print(f"{APP_NAME}: error: {message}", file=sys.stderr)
+            app.exit(2)
+        else:
+            QMessageBox.warning(window, "TraceEval Studio", message)
+
+    def on_opened() -> None:
+        problem = _apply_initial_selection(window, state, args.instance, args.model)
+        if problem:
+            fail(problem)
+            return
+        if screenshot is not None:
+            QTimer.singleShot(0, save_screenshot)
+
+    def save_screenshot() -> None:
+        app.processEvents()
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        if not window.grab().save(str(screenshot), "PNG"):
+            fail(f"cannot write {screenshot}")
+            return
+        print(f"wrote {screenshot}")
+        app.exit(0)
+
+    state.dataset_opened.connect(on_opened)
+    if screenshot is not None:
+        window.dataset_failed.connect(fail)
+    window.resize(*SCREENSHOT_SIZE)
+    window.open_dataset(Path(args.dataset) if args.dataset else DEMO_DATASET, args.workspace, args.splits)
+    window.show()
+    code = app.exec()
+    if window.isVisible():
+        window.close()  # saves the layout, waits for running jobs, closes the workspace
+    return code
+
+
+def _apply_initial_selection(window, state, instance: str | None, model: str | None) -> str | None:
+    """Select the program and model named on the command line; a message when one is unknown."""
+    if model:
+        if state.model_row(model) is None:
+            known = ", ".join(m.name for m in state.models) or "none"
+            return f"no model named {model!r} in the workspace (known: {known})"
+        state.select_model(model)
+    if instance:
+        key = state.resolve_instance(instance)
+        if key is None:
+            return f"no program {instance!r} in the dataset (or it exists in several languages: use language/id)"
+        window.browser.select_key(key)
+    return None
+
+
+class _QtMessageLogger:
+    """Route Qt's own messages into `logging` (logger "qt"). Off screen, Qt warns about window
+    features it lacks (e.g. propagateSizeHints); those only matter when debugging."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.log = logging.getLogger("qt")
+
+    def __call__(self, kind, _context, message: str) -> None:
+        from PySide6.QtCore import QtMsgType
+
+        if kind in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
+            self.log.error("%s", message)
+        elif kind == QtMsgType.QtWarningMsg and not self.quiet:
+            self.log.warning("%s", message)
+        else:
+            self.log.debug("%s", message)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

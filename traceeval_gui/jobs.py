@@ -1,0 +1,187 @@
+"""Background jobs: core work in a QThreadPool, results and progress back to the GUI by signals.
+
+A `Job` runs `work(progress)` on a pool thread. It never touches widgets: it reports through
+its `signals` object, whose signals reach slots in the GUI thread as queued calls. SQLite
+connections belong to one thread, so a job that needs the workspace opens its own
+`Workspace` from the path and closes it before returning.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from core.demo import ensure_demo_results
+from core.errors import TraceEvalError
+from core.indexing import IndexReport, open_dataset
+from core.metrics import Counts
+from core.normalise import MODES
+from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
+from core.workspace import InstanceRow, ModelRow, Workspace
+from resources import DEMO_DATASET
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]
+
+
+class JobCancelled(Exception):
+    """Raised inside a job's work when `cancel()` was called; the job then emits `cancelled`."""
+
+
+class JobSignals(QObject):
+    progressed = Signal(int, int, str)  # done, total, message
+    finished = Signal(object)  # the result of `work`
+    failed = Signal(str)  # a one-line message
+    cancelled = Signal()
+
+
+class Job(QRunnable):
+    """One piece of background work. Subclasses implement `work(progress)`."""
+
+    title = "working"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self.signals = JobSignals()
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def work(self, progress: Progress) -> object:
+        raise NotImplementedError
+
+    def check_cancelled(self) -> None:
+        if self._cancel.is_set():
+            raise JobCancelled()
+
+    def run(self) -> None:  # runs on a pool thread
+        def progress(done: int, total: int, message: str) -> None:
+            self.check_cancelled()
+            self.signals.progressed.emit(done, total, message)
+
+        try:
+            result = self.work(progress)
+            self.check_cancelled()
+        except JobCancelled:
+            self.signals.cancelled.emit()
+        except TraceEvalError as error:
+            self.signals.failed.emit(str(error))
+        except Exception as error:  # a bug: keep the traceback in the log, show one line
+            log.exception("%s failed", self.title)
+            self.signals.failed.emit(f"{self.title} failed: {type(error).__name__}: {error}")
+        else:
+            self.signals.finished.emit(result)
+
+
+class JobRunner(QObject):
+    """Starts jobs on a private pool and keeps their signal objects alive until they end."""
+
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self._running: dict[JobSignals, Job] = {}
+
+    def start(self, job: Job) -> Job:
+        signals = job.signals
+        for signal in (signals.finished, signals.failed, signals.cancelled):
+            signal.connect(self._on_job_ended)
+        was_busy = bool(self._running)
+        self._running[signals] = job
+        self.pool.start(job)
+        if not was_busy:
+            self.busy_changed.emit(True)
+        return job
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._running)
+
+    def cancel_all(self) -> None:
+        for job in list(self._running.values()):
+            job.cancel()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until every started job has returned (used on close and in tests)."""
+        return self.pool.waitForDone(msecs)
+
+    def _on_job_ended(self, *_args) -> None:
+        signals = self.sender()
+        if self._running.pop(signals, None) is not None and not self._running:
+            self.busy_changed.emit(False)
+
+
+# -- the jobs ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OpenedDataset:
+    """Everything the window shows right after opening a dataset, computed off the GUI thread."""
+
+    root: Path
+    workspace_path: Path
+    report: IndexReport
+    rows: tuple[InstanceRow, ...]
+    models: tuple[ModelRow, ...]
+    counts: dict[str, dict[str, Counts]]  # model -> instance key -> counts (instances with a result)
+    table: ScoreTable  # the paper table for `default_split`
+    default_split: str | None  # "test" when the dataset has split files, else None (all)
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+
+class OpenDatasetJob(Job):
+    """Index the dataset into its workspace and score every model per instance (cached in the
+    workspace, so the GUI thread's own connection finds the counts ready)."""
+
+    title = "opening the dataset"
+
+    def __init__(self, root: str | Path, workspace: str | Path | None = None,
+                 splits: str | Path | None = None) -> None:
+        super().__init__()
+        self.root = Path(root).expanduser().resolve()
+        self.workspace = workspace
+        self.splits = splits
+
+    def work(self, progress: Progress) -> OpenedDataset:
+        progress(0, 0, f"indexing {self.root.name}")
+        ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
+        with ws:
+            if self.root == DEMO_DATASET:
+                progress(0, 0, "importing the illustrative demo results")
+                ensure_demo_results(ws)
+            rows = tuple(ws.instance_rows())
+            models = tuple(ws.models())
+            modes = frozenset(MODES)
+            truths = NormalisedTruths(ws, modes)
+            counts = {}
+            for done, model in enumerate(models):
+                progress(done, len(models), f"scoring {model.name}")
+                counts[model.name] = instance_counts(ws, model.name, rows, modes, truths)
+            split = default_split(ws)
+            table = score_table(ws, selection=Selection(split=split), modes=modes)
+            return OpenedDataset(self.root, ws.path, report, rows, models, counts, table, split)
+
+
+class ScoreTableJob(Job):
+    """The paper table for one selection (counts come from the workspace cache when present)."""
+
+    title = "scoring"
+
+    def __init__(self, workspace_path: str | Path, selection: Selection) -> None:
+        super().__init__()
+        self.workspace_path = workspace_path
+        self.selection = selection
+
+    def work(self, progress: Progress) -> ScoreTable:
+        with Workspace(self.workspace_path) as ws:
+            return score_table(ws, selection=self.selection, modes=MODES)

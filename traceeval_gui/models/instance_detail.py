@@ -1,0 +1,106 @@
+"""What the views show about one instance under one model: sources, symbols and the edge diff.
+
+Built in the GUI thread on selection: reading a program's files and parsing them with
+tree-sitter takes milliseconds for benchmark-sized programs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from core.metrics import EdgeDiff, Scores, instance_scores
+from core.model import Instance, Node, Prediction
+from core.normalise import MODES
+from core.scoring import instance_diff
+from core.symbols import SymbolTable, call_site_lines, extract_symbols
+from core.workspace import Workspace
+
+EDGE_CLASSES = ("TP", "FP", "FN")
+
+
+class ClassifiedEdge(NamedTuple):
+    kind: str  # TP | FP | FN
+    caller: str
+    callee: str
+
+
+@dataclass
+class InstanceDetail:
+    instance: Instance
+    sources: dict[str, str]  # readable files only
+    unreadable: dict[str, str]  # file -> why it could not be read
+    symbols: SymbolTable
+    model: str | None = None
+    prediction: Prediction | None = None
+    diff: EdgeDiff | None = None
+    _call_sites: dict[ClassifiedEdge, list[int]] = field(default_factory=dict, repr=False)
+
+    @property
+    def edges(self) -> tuple[ClassifiedEdge, ...]:
+        """TP, then FP, then FN; each sorted (the order `instance_diff` gives)."""
+        if self.diff is None:
+            return ()
+        return tuple(ClassifiedEdge(kind, caller, callee)
+                     for kind, edges in zip(EDGE_CLASSES, (self.diff.tp, self.diff.fp, self.diff.fn))
+                     for caller, callee in edges)
+
+    @property
+    def scores(self) -> Scores | None:
+        return instance_scores(self.diff.counts) if self.diff is not None else None
+
+    def place(self, name: str) -> Node | None:
+        """The node a (normalised) name refers to, or None when the program defines nothing like it."""
+        node = self.symbols.place(name)
+        return node if node is not None and node.file in self.sources else None
+
+    def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
+        by_caller: dict[str, list[ClassifiedEdge]] = {}
+        for edge in self.edges:
+            by_caller.setdefault(edge.caller, []).append(edge)
+        return by_caller
+
+    def call_sites(self, edge: ClassifiedEdge) -> list[int]:
+        """Candidate lines in the caller's body where it may call the callee (static, approximate)."""
+        if edge not in self._call_sites:
+            self._call_sites[edge] = call_site_lines(self.symbols, self.sources, edge.caller, edge.callee)
+        return self._call_sites[edge]
+
+
+def read_sources(instance: Instance) -> tuple[dict[str, str], dict[str, str]]:
+    sources, unreadable = {}, {}
+    for relative in instance.files:
+        try:
+            sources[relative] = instance.read_source(relative).replace("\r\n", "\n").replace("\r", "\n")
+        except (OSError, UnicodeDecodeError) as error:
+            unreadable[relative] = str(error)
+    return sources, unreadable
+
+
+class InstanceDetailLoader:
+    """Builds `InstanceDetail`s, keeping the parsed sources of recently shown instances."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+        self._parsed: dict[str, tuple[Instance, dict[str, str], dict[str, str], SymbolTable]] = {}
+
+    def clear(self) -> None:
+        self._parsed.clear()
+
+    def load(self, ws: Workspace, key: str, model: str | None) -> InstanceDetail | None:
+        parsed = self._parsed.pop(key, None)
+        if parsed is None:
+            instance = ws.instance(key)
+            if instance is None:
+                return None
+            sources, unreadable = read_sources(instance)
+            parsed = (instance, sources, unreadable, extract_symbols(instance.language, sources))
+        self._parsed[key] = parsed  # most recent last
+        while len(self._parsed) > self.keep:
+            self._parsed.pop(next(iter(self._parsed)))
+        instance, sources, unreadable, symbols = parsed
+        detail = InstanceDetail(instance, sources, unreadable, symbols, model)
+        if model is not None:
+            detail.prediction = ws.predictions(model, [key]).get(key)
+            if detail.prediction is not None:
+                detail.diff = instance_diff(ws, model, key, MODES)
+        return detail

@@ -1,0 +1,212 @@
+"""The instance browser's table: one row per indexed program, one F1 column per model.
+
+Sorting happens here, on plain Python values, not in the proxy: `QSortFilterProxyModel`
+compares through `data()` calls, which costs one to two seconds per click at 10,583 rows;
+sorting an index list takes milliseconds. The proxy only filters, and forwards sort requests.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, \
+    QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFont
+
+from core.metrics import Counts, instance_scores
+from core.model import LANGUAGE_TITLES
+from core.workspace import InstanceRow, ModelRow
+from traceeval_gui.models.filtering import change_row_filter
+from traceeval_gui.views.style import f1_column_tooltip
+
+ROW_ROLE = Qt.ItemDataRole.UserRole  # the core InstanceRow
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # the raw value: numbers for number columns
+SCORE_ROLE = Qt.ItemDataRole.UserRole + 2  # F1 columns: the F1 as a fraction, or None
+
+BASE_COLUMNS = (
+    ("id", "ID", "Program id: <repository>_<NNNN>"),
+    ("language", "Language", "Programming language"),
+    ("split", "Split", "Benchmark split (test / train) from the split files"),
+    ("repo", "Repository", "Repository the program was extracted from"),
+    ("functions", "Functions", "Defined functions: the keys of callgraph.json"),
+    ("edges", "Edges", "Ground-truth call edges"),
+    ("lines", "Lines", "Lines of source code"),
+)
+NUMBER_COLUMNS = {"functions", "edges", "lines"}
+MISSING_SCORE = -1.0  # sorts programs without a result below 0 %
+
+
+class InstanceTableModel(QAbstractTableModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[InstanceRow] = []
+        self._order: list[int] = []  # view row -> index in _rows
+        self._models: list[ModelRow] = []
+        self._counts: list[list[Counts | None]] = []  # per model, aligned with _rows
+        self._f1: list[list[float | None]] = []
+        self._current_model: str | None = None
+        self._sorted_by: tuple[int, Qt.SortOrder] | None = None
+
+    # -- content --------------------------------------------------------------------------
+    def set_instances(self, rows: Sequence[InstanceRow], models: Sequence[ModelRow],
+                      counts: dict[str, dict[str, Counts]]) -> None:
+        """Replace everything; F1 is computed here, once per model, for all rows."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._order = list(range(len(self._rows)))
+        self._models = list(models)
+        self._counts, self._f1 = [], []
+        for model in self._models:
+            by_key = counts.get(model.name, {})
+            model_counts = [by_key.get(r.key) for r in self._rows]
+            self._counts.append(model_counts)
+            self._f1.append([instance_scores(c).f1 if c is not None else None for c in model_counts])
+        if self._sorted_by is not None:
+            self._order = self._sorted_order(*self._sorted_by)
+        self.endResetModel()
+
+    def set_current_model(self, name: str | None) -> None:
+        """The current model's column header is shown in bold."""
+        self._current_model = name
+        if self._models:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, len(BASE_COLUMNS), self.columnCount() - 1)
+
+    def instance_at(self, row: int) -> InstanceRow:
+        return self._rows[self._order[row]]
+
+    def row_of(self, key: str) -> int | None:
+        for row, index in enumerate(self._order):
+            if self._rows[index].key == key:
+                return row
+        return None
+
+    def f1_column(self, model: str) -> int | None:
+        names = [m.name for m in self._models]
+        return len(BASE_COLUMNS) + names.index(model) if model in names else None
+
+    # -- Qt model interface ---------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(BASE_COLUMNS) + len(self._models)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        item = self._order[index.row()]
+        column = index.column()
+        if column >= len(BASE_COLUMNS):
+            return self._score_data(item, column - len(BASE_COLUMNS), role)
+        row = self._rows[item]
+        field = BASE_COLUMNS[column][0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if field == "language":
+                return LANGUAGE_TITLES.get(row.language, row.language)
+            value = getattr(row, field)
+            return f"{value:,}" if field in NUMBER_COLUMNS else value
+        if role == SORT_ROLE:
+            return getattr(row, field)
+        if role == ROW_ROLE:
+            return row
+        if role == Qt.ItemDataRole.TextAlignmentRole and field in NUMBER_COLUMNS:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and field in ("id", "repo"):
+            name = row.key if field == "id" else row.repo
+            return f"{name}\n{row.source_url}" if row.source_url else name
+        return None
+
+    def _score_data(self, item: int, model_index: int, role: int):
+        f1 = self._f1[model_index][item]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "" if f1 is None else f"{f1 * 100:.1f}%"
+        if role == SORT_ROLE:
+            return MISSING_SCORE if f1 is None else f1
+        if role == SCORE_ROLE:
+            return f1
+        if role == ROW_ROLE:
+            return self._rows[item]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            counts = self._counts[model_index][item]
+            name = self._models[model_index].name
+            if counts is None:
+                return f"{name} has no result for this program (not scored)"
+            scores = instance_scores(counts)
+            return (f"{name}: P {scores.precision:.1%}  R {scores.recall:.1%}  F1 {scores.f1:.1%}\n"
+                    f"TP {counts.tp}  FP {counts.fp}  FN {counts.fn}")
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or section < 0:
+            return None
+        model = self._models[section - len(BASE_COLUMNS)] if section >= len(BASE_COLUMNS) else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if model is None:
+                return BASE_COLUMNS[section][1]
+            return f"F1\n{model.name}" + (" †" if model.illustrative else "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return BASE_COLUMNS[section][2] if model is None else f1_column_tooltip(model)
+        if role == Qt.ItemDataRole.FontRole and model is not None and model.name == self._current_model:
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < self.columnCount():
+            return
+        self._sorted_by = (column, order)
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        items = [self._order[index.row()] for index in old]
+        self._order = self._sorted_order(column, order)
+        position = {item: row for row, item in enumerate(self._order)}
+        self.changePersistentIndexList(old, [self.index(position[item], index.column())
+                                             for item, index in zip(items, old)])
+        self.layoutChanged.emit()
+
+    def _sorted_order(self, column: int, order: Qt.SortOrder) -> list[int]:
+        rows = self._rows
+        if column >= len(BASE_COLUMNS):
+            f1 = self._f1[column - len(BASE_COLUMNS)]
+            values = [MISSING_SCORE if v is None else v for v in f1]
+        elif BASE_COLUMNS[column][0] == "language":
+            values = [LANGUAGE_TITLES.get(r.language, r.language) for r in rows]
+        else:
+            field = BASE_COLUMNS[column][0]
+            values = [getattr(r, field) for r in rows]
+        # ties stay in id order both ways (`reverse=True` keeps equal items in their given order)
+        by_id = sorted(range(len(rows)), key=lambda i: (rows[i].id, rows[i].language))
+        return sorted(by_id, key=values.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+
+
+class InstanceFilterProxyModel(QSortFilterProxyModel):
+    """Filters rows by text (id or repository), language and split; sorting is the source's."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._text = ""
+        self._language: str | None = None
+        self._split: str | None = None
+
+    def set_text(self, text: str) -> None:
+        change_row_filter(self, lambda: setattr(self, "_text", text.strip().lower()))
+
+    def set_language(self, language: str | None) -> None:
+        change_row_filter(self, lambda: setattr(self, "_language", language))
+
+    def set_split(self, split: str | None) -> None:
+        """`None` = every split; "" = programs no split file names."""
+        change_row_filter(self, lambda: setattr(self, "_split", split))
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        row = self.sourceModel().instance_at(source_row)
+        if self._language is not None and row.language != self._language:
+            return False
+        if self._split is not None and row.split != self._split:
+            return False
+        return not self._text or self._text in row.key.lower() or self._text in row.repo.lower()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)

@@ -1,0 +1,1 @@
+"""The workbench's widgets. Each view reads `AppState` and core objects; none mutates them."""

@@ -1,0 +1,148 @@
+"""The current model's TP / FP / FN edges on the selected instance; a row selects the edge."""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QToolButton, \
+    QVBoxLayout, QWidget
+
+from core.metrics import INSTANCE_RULE
+from traceeval_gui.app_state import AppState
+from traceeval_gui.models.edge_table import EDGE_ROLE, EdgeFilterProxyModel, EdgeTableModel
+from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge
+from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, EDGE_TINTS, MUTED_TEXT, \
+    model_label
+
+
+class EdgePanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.model = EdgeTableModel(self)
+        self.proxy = EdgeFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setWordWrap(True)  # wraps instead of widening the pane
+        self.summary.setToolTip(f"Per-program scores after normalisation; rule: {INSTANCE_RULE}")
+        self.class_buttons: dict[str, QToolButton] = {}
+        top = QHBoxLayout()
+        top.setContentsMargins(8, 6, 8, 6)
+        top.addWidget(self.summary, 1)
+        for kind in EDGE_CLASSES:
+            button = QToolButton()
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setToolTip(f"{kind} {EDGE_LABELS[kind]}: {EDGE_DESCRIPTIONS[kind]}. Click to show or hide.")
+            button.setStyleSheet(_toggle_style(kind))
+            button.toggled.connect(self._on_class_button_toggled)
+            self.class_buttons[kind] = button
+            top.addWidget(button)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        state.dataset_opened.connect(self._on_state_dataset_opened)
+        state.instance_selected.connect(self._on_state_instance_selected)
+        state.model_selected.connect(self._on_state_model_selected)
+        state.edge_selected.connect(self._on_state_edge_selected)
+        self._refresh()
+
+    def edges(self) -> list[ClassifiedEdge]:
+        """The rows as shown (after the class filter and sorting)."""
+        return [self.proxy.index(row, 0).data(EDGE_ROLE) for row in range(self.proxy.rowCount())]
+
+    def select_row(self, row: int) -> None:
+        self.table.selectionModel().setCurrentIndex(
+            self.proxy.index(row, 0),
+            QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_state_dataset_opened(self) -> None:
+        self._refresh()
+
+    def _on_state_instance_selected(self, _key: str) -> None:
+        self._refresh()
+
+    def _on_state_model_selected(self, _model: str) -> None:
+        self._refresh()
+
+    def _on_state_edge_selected(self, edge: ClassifiedEdge | None) -> None:
+        current = self.table.currentIndex().data(EDGE_ROLE)
+        if edge == current:
+            return
+        row = self.model.row_of(edge) if edge is not None else None
+        if row is None:
+            self.table.clearSelection()
+            return
+        self.select_row(self.proxy.mapFromSource(self.model.index(row, 0)).row())
+
+    def _on_table_current_row_changed(self, current, _previous) -> None:
+        edge = current.data(EDGE_ROLE) if current.isValid() else None
+        if edge is not None:
+            self.state.select_edge(edge)
+
+    def _on_class_button_toggled(self, checked: bool) -> None:
+        kind = next(k for k, button in self.class_buttons.items() if button is self.sender())
+        self.proxy.set_shown(kind, checked)
+
+    # -- building -------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        detail = self.state.detail()
+        model_row = self.state.model_row(self.state.model)
+        if detail is None or detail.diff is None:
+            self.model.set_edges([])
+            self._set_counts(None)
+            if not self.state.models:
+                self.summary.setText("No model results in this workspace: import some with "
+                                     "<code>traceeval import-results</code>.")
+            elif detail is None:
+                self.summary.setText(f"<span style='color:{MUTED_TEXT}'>No program selected.</span>")
+            else:
+                self.summary.setText(f"<b>{html.escape(model_label(model_row))}</b> has no result for "
+                                     f"{html.escape(detail.instance.key)}: not scored (listed as missing in "
+                                     f"the metrics).")
+            return
+        placed = {name for edge in detail.edges for name in edge[1:] if detail.place(name) is not None}
+        self.model.set_edges(detail.edges, placed)
+        if self.proxy.rowCount():
+            self.select_row(0)  # like a diff tool: start at the first difference (mistakes sort first)
+        self._set_counts(detail.diff.counts)
+        scores = detail.scores
+        self.summary.setText(
+            f"<b>{html.escape(model_label(model_row))}</b>&nbsp;&nbsp;"
+            f"P {scores.precision:.1%} · R {scores.recall:.1%} · <b>F1 {scores.f1:.1%}</b>")
+
+    def _set_counts(self, counts) -> None:
+        for kind, button in self.class_buttons.items():
+            number = getattr(counts, kind.lower()) if counts is not None else 0
+            button.setText(f"{kind} {number}")
+            button.setEnabled(counts is not None)
+
+
+def _toggle_style(kind: str) -> str:
+    colour, tint = EDGE_COLOURS[kind], EDGE_TINTS[kind]
+    return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
+            f"padding: 2px 9px; margin-left: 4px; background: #fafafa; }}"
+            f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {tint}; "
+            f"font-weight: bold; }}")

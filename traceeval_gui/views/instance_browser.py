@@ -1,0 +1,202 @@
+"""The instance browser: filter by text, language and split; sort by any column; pick a program."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, \
+    QTableView, QVBoxLayout, QWidget
+
+from core.model import LANGUAGE_TITLES, LANGUAGES
+from traceeval_gui.app_state import AppState
+from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, InstanceFilterProxyModel, \
+    InstanceTableModel
+from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
+from traceeval_gui.views.style import MUTED_TEXT
+
+FIT_SAMPLE_ROWS = 300
+SORT_ARROW_ROOM = 26  # header text padding plus the sort indicator
+CELL_PADDING = 14
+MAX_COLUMN_WIDTH = 190  # a few very long ids must not push the scores out of view (tooltips show them)
+SPLIT_TITLES = {"test": "Test", "train": "Train", "": "No split"}
+
+
+class InstanceBrowserPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.model = InstanceTableModel(self)
+        self.proxy = InstanceFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter by id or repository  (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self._on_find_shortcut_activated)
+        self.language_combo = QComboBox()
+        self.language_combo.addItem("All languages", None)
+        for language in LANGUAGES:
+            self.language_combo.addItem(LANGUAGE_TITLES[language], language)
+        self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
+        self.split_combo = QComboBox()
+        self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
+        self._fill_split_combo(set())
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSortingEnabled(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vertical = self.table.verticalHeader()
+        vertical.hide()
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform rows: fast at 10k
+        vertical.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(300)
+        header.setHighlightSections(False)
+        header.setSectionsMovable(True)
+        header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+        self._score_delegate = ScoreBarDelegate(SCORE_ROLE, self.table)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet(f"color: {MUTED_TEXT};")
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        filters.addWidget(self.filter_edit, 1)
+        filters.addWidget(self.language_combo)
+        filters.addWidget(self.split_combo)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 0, 4)
+        layout.setSpacing(6)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+        state.dataset_opened.connect(self._on_state_dataset_opened)
+        state.instance_selected.connect(self._on_state_instance_selected)
+        state.model_selected.connect(self._on_state_model_selected)
+        self._update_count()
+
+    # -- queries (tests, other views) -----------------------------------------------------
+    def shown_keys(self) -> list[str]:
+        return [self.proxy.index(row, 0).data(ROW_ROLE).key for row in range(self.proxy.rowCount())]
+
+    def select_key(self, key: str) -> bool:
+        """Make `key` the current row (clearing a filter that hides it); False if unknown."""
+        row = self.model.row_of(key)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            self._reset_filters()
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        return True
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_state_dataset_opened(self) -> None:
+        opened = self.state.opened
+        self.model.set_instances(opened.rows, opened.models, opened.counts)
+        self.model.set_current_model(self.state.model)
+        for column in range(len(BASE_COLUMNS), self.model.columnCount()):
+            self.table.setItemDelegateForColumn(column, self._score_delegate)
+        self._fill_split_combo({row.split for row in opened.rows})
+        self._show_scores_early()
+        self._fit_columns()
+        if self.proxy.rowCount():
+            self.select_key(self.proxy.index(0, 0).data(ROW_ROLE).key)
+
+    def _on_state_instance_selected(self, key: str) -> None:
+        current = self.table.currentIndex()
+        if key and (not current.isValid() or current.data(ROW_ROLE).key != key):
+            self.select_key(key)
+
+    def _on_state_model_selected(self, model: str) -> None:
+        self.model.set_current_model(model or None)
+
+    def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.state.select_instance(current.data(ROW_ROLE).key)
+
+    def _on_filter_edit_text_changed(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._keep_current_visible()
+
+    def _on_language_combo_changed(self, _index: int) -> None:
+        self.proxy.set_language(self.language_combo.currentData())
+        self._keep_current_visible()
+
+    def _on_split_combo_changed(self, _index: int) -> None:
+        self.proxy.set_split(self.split_combo.currentData())
+        self._keep_current_visible()
+
+    def _on_find_shortcut_activated(self) -> None:
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
+
+    # -- helpers --------------------------------------------------------------------------
+    def _fill_split_combo(self, splits: set[str]) -> None:
+        self.split_combo.blockSignals(True)
+        self.split_combo.clear()
+        self.split_combo.addItem("All splits", None)
+        for split in sorted(splits, key=lambda s: (s == "", s)):
+            self.split_combo.addItem(SPLIT_TITLES.get(split, split), split)
+        self.split_combo.blockSignals(False)
+        self.proxy.set_split(None)
+
+    def _reset_filters(self) -> None:
+        for widget in (self.filter_edit, self.language_combo, self.split_combo):
+            widget.blockSignals(True)
+        self.filter_edit.clear()
+        self.language_combo.setCurrentIndex(0)
+        self.split_combo.setCurrentIndex(0)
+        for widget in (self.filter_edit, self.language_combo, self.split_combo):
+            widget.blockSignals(False)
+        self.proxy.set_text("")
+        self.proxy.set_language(None)
+        self.proxy.set_split(None)
+
+    def _keep_current_visible(self) -> None:
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current)
+
+    def _fit_columns(self) -> None:
+        """Width = the widest of the header's lines (plus the sort arrow) and the first rows' text.
+        Cheaper and tighter than `resizeColumnsToContents`, which reserves the arrow's room twice."""
+        metrics = self.table.fontMetrics()
+        header_metrics = self.table.horizontalHeader().fontMetrics()
+        sample = range(min(self.model.rowCount(), FIT_SAMPLE_ROWS))
+        for column in range(self.model.columnCount()):
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            width = max(header_metrics.horizontalAdvance(line) for line in title.split("\n")) + SORT_ARROW_ROOM
+            for row in sample:
+                text = self.model.index(row, column).data() or ""
+                width = max(width, metrics.horizontalAdvance(text) + CELL_PADDING)
+            self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
+
+    def _show_scores_early(self) -> None:
+        """Show the F1 columns right after Split (the model keeps them last, so column numbers
+        stay stable): with many models the program facts scroll away, not the scores."""
+        header = self.table.horizontalHeader()
+        header.reset()  # forget earlier moves (another dataset, other models)
+        split_column = [name for name, _, _ in BASE_COLUMNS].index("split")
+        for offset, column in enumerate(range(len(BASE_COLUMNS), self.model.columnCount())):
+            header.moveSection(header.visualIndex(column), split_column + 1 + offset)
+
+    def _update_count(self, *_args) -> None:
+        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        self.count_label.setText(f"{shown:,} of {total:,} programs" if shown != total else f"{total:,} programs")

@@ -1,0 +1,230 @@
+"""One source file: read-only, highlighted, with a gutter of line numbers and edge-class markers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from traceeval_gui.models.instance_detail import EDGE_CLASSES
+from traceeval_gui.views.code_highlighter import PygmentsHighlighter
+from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_LABELS, edge_colour, edge_tint, monospace_font
+
+GUTTER_BACKGROUND = QColor("#f6f7f9")
+GUTTER_BORDER = QColor("#e3e5e8")
+LINE_NUMBER = QColor("#9aa0a6")
+LINE_NUMBER_FOCUS = QColor("#202124")
+MARKER_BAR = 3  # px per edge class in the marker strip
+MARKER_STRIP = 3 * MARKER_BAR + 2 * 1 + 6  # three bars, gaps, padding
+
+
+@dataclass(frozen=True)
+class LineMark:
+    """What the gutter and the line background say about one line."""
+
+    kinds: tuple[str, ...]  # edge classes present, in TP, FP, FN order
+    tint: str  # the class whose tint colours the line
+    tooltip: str = ""  # rich text
+    counts: tuple[tuple[str, int], ...] = ()  # (class, edges) shown after the line's text
+
+
+class GutterView(QWidget):
+    def __init__(self, editor: "SourceFileView") -> None:
+        super().__init__(editor)
+        self.editor = editor
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.editor.paint_gutter(event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            self.editor.show_line_tooltip(event.pos().y(), event.globalPos())
+            return True
+        return super().event(event)
+
+
+class SourceFileView(QPlainTextEdit):
+    def __init__(self, path: str, text: str, language: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path = path
+        self.setReadOnly(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(monospace_font())
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
+                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
+        self.setPlainText(text)
+        self.highlighter = PygmentsHighlighter(self.document(), language)
+        self.marks: dict[int, LineMark] = {}
+        self.focused_line: int | None = None
+        self._focus: tuple[int, str, tuple[int, ...]] | None = None  # line, class, call-site lines
+        self.gutter = GutterView(self)
+        self.blockCountChanged.connect(self._on_document_block_count_changed)
+        self.updateRequest.connect(self._on_editor_update_requested)
+        self._on_document_block_count_changed()
+
+    # -- markers --------------------------------------------------------------------------
+    def set_marks(self, marks: dict[int, LineMark]) -> None:
+        """Replace the per-line marks (1-based lines) and drop the focus."""
+        self.marks = dict(marks)
+        self._focus = None
+        self.focused_line = None
+        self._apply_selections()
+
+    def focus_line(self, line: int, kind: str, call_sites: tuple[int, ...] = ()) -> None:
+        """Put the cursor on `line` (the caller's definition), centre it and highlight it and the
+        candidate call-site lines in the class's stronger tint."""
+        self._focus = (line, kind, tuple(call_sites))
+        self.focused_line = line
+        block = self.document().findBlockByNumber(max(line - 1, 0))
+        cursor = QTextCursor(block)
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        self._apply_selections()
+
+    def clear_focus(self) -> None:
+        if self._focus is not None:
+            self._focus = None
+            self.focused_line = None
+            self._apply_selections()
+
+    def current_line(self) -> int:
+        return self.textCursor().blockNumber() + 1
+
+    def _apply_selections(self) -> None:
+        selections = []
+        lines = {line: edge_tint(mark.tint) for line, mark in self.marks.items()}
+        if self._focus is not None:
+            line, kind, call_sites = self._focus
+            for focused in (line, *call_sites):
+                lines[focused] = QColor(EDGE_FOCUS_TINTS[kind])
+        for line, colour in sorted(lines.items()):
+            block = self.document().findBlockByNumber(line - 1)
+            if not block.isValid():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(colour)
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        self.setExtraSelections(selections)
+        self.gutter.update()
+
+    # -- inline annotations ---------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.marks:
+            return
+        painter = QPainter(self.viewport())
+        font = self.font()
+        font.setItalic(True)
+        painter.setFont(font)
+        metrics = painter.fontMetrics()
+        gap = metrics.horizontalAdvance("    ")
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        while block.isValid():
+            geometry = self.blockBoundingGeometry(block).translated(offset)
+            if geometry.top() > event.rect().bottom():
+                break
+            mark = self.marks.get(block.blockNumber() + 1)
+            if mark is not None and mark.counts and geometry.bottom() >= event.rect().top():
+                cursor = QTextCursor(block)
+                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+                end = self.cursorRect(cursor)
+                x = end.right() + gap
+                baseline = end.top() + self.fontMetrics().ascent()
+                for index, (kind, count) in enumerate(mark.counts):
+                    text = ("  ·  " if index else "") + f"{count} {EDGE_LABELS[kind]}"
+                    painter.setPen(edge_colour(kind))
+                    painter.drawText(x, baseline, text)
+                    x += metrics.horizontalAdvance(text)
+            block = block.next()
+        painter.end()
+
+    # -- tooltips -------------------------------------------------------------------------
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            self.show_line_tooltip(event.pos().y(), event.globalPos())
+            return True
+        return super().viewportEvent(event)
+
+    def show_line_tooltip(self, y: int, global_pos: QPoint) -> None:
+        line = self.cursorForPosition(QPoint(0, y)).blockNumber() + 1
+        mark = self.marks.get(line)
+        if mark is not None and mark.tooltip:
+            QToolTip.showText(global_pos, mark.tooltip, self)
+        else:
+            QToolTip.hideText()
+
+    # -- gutter ---------------------------------------------------------------------------
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(max(1, self.blockCount()))))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * digits + MARKER_STRIP
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        rect = self.contentsRect()
+        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+
+    def _on_document_block_count_changed(self, _count: int = 0) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _on_editor_update_requested(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self.gutter)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
+        width = self.gutter.width()
+        painter.setPen(GUTTER_BORDER)
+        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+        number_right = width - MARKER_STRIP - 2
+        call_sites = set(self._focus[2]) if self._focus else set()
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        line_height = self.fontMetrics().height()
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            line = block.blockNumber() + 1
+            if block.isVisible() and top + height >= event.rect().top():
+                focused = line == self.focused_line
+                font = painter.font()
+                font.setBold(focused)
+                painter.setFont(font)
+                painter.setPen(LINE_NUMBER_FOCUS if focused else LINE_NUMBER)
+                painter.drawText(0, top, number_right, line_height,
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(line))
+                self._paint_marker(painter, line, number_right + 4, top, line_height,
+                                   focused, line in call_sites)
+            block = block.next()
+            top += height
+        painter.end()
+
+    def _paint_marker(self, painter: QPainter, line: int, left: int, top: int, height: int,
+                      focused: bool, call_site: bool) -> None:
+        mark = self.marks.get(line)
+        if mark is not None:
+            for kind in mark.kinds:
+                x = left + EDGE_CLASSES.index(kind) * (MARKER_BAR + 1)
+                painter.fillRect(x, top + 2, MARKER_BAR, height - 4, edge_colour(kind))
+        if (focused or call_site) and self._focus is not None:  # left of the line number
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(edge_colour(self._focus[1]))
+            middle = top + height // 2
+            if focused:  # a small arrow: "this is the caller"
+                painter.drawPolygon(QPolygon([QPoint(2, middle - 4), QPoint(8, middle), QPoint(2, middle + 4)]))
+            else:  # a dot: "the call may happen here"
+                painter.drawEllipse(QPoint(5, middle), 3, 3)
