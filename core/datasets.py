@@ -68,17 +68,12 @@ def load_dataset(
     progress: Progress | None = None,
 ) -> Dataset:
     """Load every program under `root`. Raises DatasetError only when `root` itself is unusable."""
-    root = Path(root).expanduser().resolve()
-    if not root.exists():
-        raise DatasetError(f"{root}: no such dataset folder")
-    if not root.is_dir():
-        raise DatasetError(f"{root}: not a folder (a dataset is a folder, see TRACEEVAL.md)")
+    root = checked_root(root)
     layout = detect_layout(root)
     dataset = Dataset(root=root, layout=layout)
     candidates = list(program_folders(root, layout, languages, dataset.problems))
     dataset.candidates = len(candidates)
-    if splits_dir is None and (root / "traceeval_split").is_dir():
-        splits_dir = root / "traceeval_split"
+    splits_dir = splits_dir or default_splits_dir(root)
     if splits_dir is not None:
         dataset.splits = load_splits(Path(splits_dir), dataset.problems)
     first_folder: dict[str, Path] = {}
@@ -99,6 +94,22 @@ def load_dataset(
         if progress is not None and (done % 200 == 0 or done == len(candidates)):
             progress(done, len(candidates), f"loaded {done} of {len(candidates)} programs")
     return dataset
+
+
+def checked_root(root: str | Path) -> Path:
+    """The dataset folder, resolved; DatasetError when it is not a folder."""
+    path = Path(root).expanduser().resolve()
+    if not path.exists():
+        raise DatasetError(f"{path}: no such dataset folder")
+    if not path.is_dir():
+        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see TRACEEVAL.md)")
+    return path
+
+
+def default_splits_dir(root: Path) -> Path | None:
+    """`<root>/traceeval_split` when the dataset carries its split files (the released layout)."""
+    folder = root / "traceeval_split"
+    return folder if folder.is_dir() else None
 
 
 def load_program(
@@ -157,14 +168,16 @@ def load_program(
 
 def parse_ground_truth(text: str) -> CallGraph:
     """Parse `callgraph.json` text; raises ValueError with a short reason when the shape is wrong."""
-    pairs_seen: list[str] = []
-
-    def keep_pairs(pairs: list[tuple[str, object]]) -> dict:
-        pairs_seen.extend(key for key, _ in pairs)
-        return dict(pairs)
+    def refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
+        data = dict(pairs)
+        if len(data) < len(pairs):
+            seen: set[str] = set()
+            duplicated = sorted({key for key, _ in pairs if key in seen or seen.add(key)})
+            raise ValueError(f"duplicate caller keys: {', '.join(duplicated[:3])}")
+        return data
 
     try:
-        data = json.loads(text, object_pairs_hook=keep_pairs)
+        data = json.loads(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     if not isinstance(data, dict):
@@ -172,9 +185,6 @@ def parse_ground_truth(text: str) -> CallGraph:
     for caller, callees in data.items():
         if not isinstance(callees, list) or not all(isinstance(c, str) for c in callees):
             raise ValueError(f'callees of "{caller}" must be a list of strings')
-    if len(pairs_seen) != len(set(pairs_seen)) and len(data) < len(pairs_seen):
-        duplicated = sorted({k for k in pairs_seen if pairs_seen.count(k) > 1})
-        raise ValueError(f"duplicate caller keys: {', '.join(duplicated[:3])}")
     return CallGraph.from_dict(data)
 
 

@@ -48,22 +48,22 @@ def import_results(ws: Workspace, paths: Sequence[str | Path], model: str | None
             if metadata.get("illustrative"):
                 flags[record.model] = (True, str(metadata.get("note", "")))
     truths = NormalisedTruths(ws, frozenset(MODES))
+    rows = ws.instance_rows()
     for name, predictions in by_model.items():
         illustrative, note = flags.get(name, (False, ""))
         report.stored[name] = ws.store_predictions(name, predictions, sources=sources[name],
                                                    illustrative=illustrative, note=note)
         # Score with the paper's modes now, while it is all fresh: the table is then a cache read.
-        instance_counts(ws, name, ws.instance_rows(), truths.modes, truths)
+        instance_counts(ws, name, rows, truths.modes, truths)
     return report
 
 
 def _index(ws: Workspace) -> dict[str, dict[str, tuple[str, ...]]]:
     """id -> {language: ground-truth keys}."""
     index: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
-    truths = ws.ground_truths()
-    for key, graph in truths.items():
+    for key, mapping in ws.ground_truth_mappings().items():
         language, _, program_id = key.partition("/")
-        index[program_id][language] = graph.keys
+        index[program_id][language] = tuple(mapping)
     return index
 
 

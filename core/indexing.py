@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from core.datasets import GROUND_TRUTH_FILE, ProgramStats, detect_layout, load_program, program_folders, shown_path
+from core.datasets import GROUND_TRUTH_FILE, ProgramStats, checked_root, default_splits_dir, detect_layout, \
+    load_program, program_folders, shown_path
 from core.errors import DatasetError, WorkspaceError
 from core.model import LANGUAGES, Instance
 from core.problems import Problem
@@ -35,11 +36,16 @@ class IndexReport:
 
 def open_dataset(root: str | Path, workspace: str | Path | None = None, splits_dir: str | Path | None = None,
                  progress: Progress | None = None) -> tuple[Workspace, IndexReport]:
-    """Open (or create) the dataset's workspace and bring its index up to date."""
-    root = _checked_root(root)
+    """Open (or create) the dataset's workspace and bring its index up to date; the bundled demo
+    dataset also brings its illustrative results."""
+    from core.demo import DEMO_DATASET, ensure_demo_results  # core.demo imports the scoring stack
+
+    root = checked_root(root)
     ws = Workspace(workspace or default_workspace_path(root))
     try:
         report = refresh_index(ws, root, splits_dir, progress)
+        if root == DEMO_DATASET:
+            ensure_demo_results(ws)
     except BaseException:
         ws.close()
         raise
@@ -49,7 +55,7 @@ def open_dataset(root: str | Path, workspace: str | Path | None = None, splits_d
 def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None = None,
                   progress: Progress | None = None) -> IndexReport:
     started = time.perf_counter()
-    root = _checked_root(root)
+    root = checked_root(root)
     bound = ws.setting("dataset_root")
     if bound and bound != str(root):
         raise WorkspaceError(f"{ws.path}: this workspace belongs to the dataset {bound}; "
@@ -135,17 +141,8 @@ def _splits_folder(root: Path, given: str | Path | None, ws: Workspace) -> Path 
         if not path.is_dir():
             raise DatasetError(f"{path}: no such split folder")
         return path
-    if (root / "traceeval_split").is_dir():
-        return root / "traceeval_split"
     remembered = ws.setting("splits_dir")
-    return Path(remembered) if remembered and Path(remembered).is_dir() else None
-
-
-def _checked_root(root: str | Path) -> Path:
-    path = Path(root).expanduser().resolve()
-    if not path.is_dir():
-        raise DatasetError(f"{path}: no such dataset folder")
-    return path
+    return default_splits_dir(root) or (Path(remembered) if remembered and Path(remembered).is_dir() else None)
 
 
 def _relative(folder: Path, root: Path) -> str:

@@ -183,12 +183,7 @@ class Workspace:
                         split=r["split"], provenance=Provenance(r["source_url"], r["original_file"]))
 
     def ground_truths(self, keys: Iterable[str] | None = None) -> dict[str, CallGraph]:
-        if keys is None:
-            rows = self.db.execute("select key, ground_truth from instances").fetchall()
-            mappings = {key: json.loads(text) for key, text in rows}
-        else:
-            mappings = self.ground_truth_mappings(keys)
-        return {key: CallGraph.from_dict(mapping) for key, mapping in mappings.items()}
+        return {key: CallGraph.from_dict(mapping) for key, mapping in self.ground_truth_mappings(keys).items()}
 
     def problems(self) -> list[Problem]:
         return [Problem(r["path"], r["message"], r["severity"], r["instance_id"])
@@ -234,7 +229,11 @@ class Workspace:
         rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
         return {key: json.loads(text) for key, text in rows}
 
-    def ground_truth_mappings(self, keys: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    def ground_truth_mappings(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
+        """The stored `{caller: [callees]}` of the given instances (all when `keys` is None)."""
+        if keys is None:
+            rows = self.db.execute("select key, ground_truth from instances").fetchall()
+            return {key: json.loads(text) for key, text in rows}
         rows = []
         for chunk in _chunks(list(keys), 500):
             rows += self.db.execute(f"select key, ground_truth from instances where key in "

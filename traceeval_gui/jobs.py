@@ -15,14 +15,12 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.demo import ensure_demo_results
 from core.errors import TraceEvalError
 from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
 from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
 from core.workspace import InstanceRow, ModelRow, Workspace
-from resources import DEMO_DATASET
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +154,6 @@ class OpenDatasetJob(Job):
         progress(0, 0, f"indexing {self.root.name}")
         ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
         with ws:
-            if self.root == DEMO_DATASET:
-                progress(0, 0, "importing the illustrative demo results")
-                ensure_demo_results(ws)
             rows = tuple(ws.instance_rows())
             models = tuple(ws.models())
             modes = frozenset(MODES)

@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
-from core.demo import ensure_demo_results
 from core.indexing import IndexReport, open_dataset
 from core.normalise import parse_modes
 from core.scoring import Selection, default_split, parse_languages
@@ -20,11 +19,8 @@ def dataset_root(given: str | None) -> Path:
 def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexReport]:
     """Open the workspace for the command's dataset; the demo dataset brings its illustrative results."""
     root = dataset_root(dataset if dataset is not None else getattr(args, "dataset", None))
-    ws, report = open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
-                              progress=ProgressLine("indexing"))
-    if root == DEMO_DATASET:
-        ensure_demo_results(ws)
-    return ws, report
+    return open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
+                        progress=ProgressLine("indexing"))
 
 
 def modes_from(args) -> frozenset[str]:

@@ -83,7 +83,8 @@ def diff(args) -> int:
 def export_results(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
-        (row,) = [m for m in ws.models() if m.name == _model_names(args.model, ws)[0]]
+        _model_names(args.model, ws)  # a clear error for an unknown model
+        row = next(m for m in ws.models() if m.name == args.model)
         metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
         if args.timestamp:
             metadata["timestamp"] = args.timestamp
