@@ -20,6 +20,7 @@ from core.errors import WorkspaceError
 from core.metrics import Counts
 from core.model import CallGraph, Instance, Prediction, Provenance
 from core.problems import Problem
+from core.traces import TraceRun
 from core.workspace_schema import MIGRATIONS, latest_version
 
 DEFAULT_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
@@ -251,6 +252,53 @@ class Workspace:
             self.db.conn.executemany(
                 "insert or replace into scores (model, instance_key, scoring, tp, fp, fn) values (?, ?, ?, ?, ?, ?)",
                 [(model, key, scoring_key, c.tp, c.fp, c.fn) for key, c in counts.items()])
+
+
+    # -- tracer runs ----------------------------------------------------------------------
+    def store_run(self, run: TraceRun, batch: str = "") -> int:
+        """Keep a finished run (committed at once); returns its id."""
+        table = self.db["runs"]
+        table.insert({
+            "instance_key": run.instance_key, "language": run.language, "tracer": run.tracer,
+            "tracer_version": run.tracer_version, "started_at": run.started_at, "duration_s": run.duration_s,
+            "status": run.status, "message": run.message, "edges": len(run.edges), "batch": batch,
+            "run": json.dumps(run.to_dict()),
+        })
+        return table.last_pk
+
+    def run_rows(self, instance_key: str) -> list[RunRow]:
+        """The runs of one instance, newest first (without their full records)."""
+        rows = self.db.query("select id, instance_key, tracer, started_at, duration_s, status, message, edges, "
+                             "batch from runs where instance_key = ? order by id desc", [instance_key])
+        return [RunRow(**r) for r in rows]
+
+    def run(self, run_id: int) -> TraceRun | None:
+        rows = self.db.execute("select run from runs where id = ?", [run_id]).fetchall()
+        return TraceRun.from_dict(json.loads(rows[0][0])) if rows else None
+
+    def latest_runs(self, batch: str | None = None) -> dict[str, TraceRun]:
+        """The newest run of every traced instance (of one batch when given)."""
+        where, params = ("where batch = ?", [batch]) if batch is not None else ("", [])
+        rows = self.db.execute(f"select instance_key, run from runs where id in (select max(id) from runs {where} "
+                               "group by instance_key)", params).fetchall()
+        return {key: TraceRun.from_dict(json.loads(text)) for key, text in rows}
+
+    def traced_keys(self, batch: str) -> set[str]:
+        """Instances that already have a run in `batch` (what a resumed retrace skips)."""
+        return {key for (key,) in self.db.execute("select distinct instance_key from runs where batch = ?", [batch])}
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    instance_key: str
+    tracer: str
+    started_at: str
+    duration_s: float
+    status: str
+    message: str
+    edges: int
+    batch: str
 
 
 def _instance_row(r: dict) -> InstanceRow:

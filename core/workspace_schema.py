@@ -35,5 +35,17 @@ def m002_score_cache(db):
     db["scores"].create_index(["instance_key"])
 
 
+@MIGRATIONS()
+def m003_trace_runs(db):
+    """Every tracer run, kept (never overwritten); `batch` names the retrace it belongs to."""
+    db["runs"].create({
+        "id": int, "instance_key": str, "language": str, "tracer": str, "tracer_version": str,
+        "started_at": str, "duration_s": float, "status": str, "message": str, "edges": int,
+        "batch": str, "run": str,
+    }, pk="id")
+    db["runs"].create_index(["instance_key"])
+    db["runs"].create_index(["batch", "instance_key"])
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

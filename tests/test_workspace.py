@@ -16,7 +16,7 @@ from tests.builders import PY_GRAPH, PY_MAIN, released_dataset, write_program
 def test_new_workspace_is_wal_and_at_the_latest_schema(tmp_path):
     with Workspace(tmp_path / "w.sqlite") as ws:
         assert ws.db.execute("pragma journal_mode").fetchone()[0] == "wal"
-        assert ws.schema_version == latest_version() == 2
+        assert ws.schema_version == latest_version() == 3
 
 
 def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):
@@ -26,9 +26,9 @@ def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):
     db["settings"].insert({"key": "dataset_root", "value": "/data/x"})
     db.close()
     with Workspace(path) as ws:
-        assert ws.schema_version == 2
+        assert ws.schema_version == latest_version()
         assert ws.setting("dataset_root") == "/data/x"
-        assert "scores" in ws.db.table_names()
+        assert {"scores", "runs"} <= set(ws.db.table_names())
 
 
 def test_a_newer_or_foreign_database_is_refused(tmp_path):

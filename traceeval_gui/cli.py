@@ -10,9 +10,10 @@ import logging
 import sys
 
 from core.errors import TraceEvalError
+from core.model import LANGUAGES
 from core.normalise import MODES
 from core.tables import FORMATS
-from traceeval_gui.commands import dataset_commands, results_commands
+from traceeval_gui.commands import dataset_commands, results_commands, trace_commands
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -101,7 +102,53 @@ def build_parser() -> argparse.ArgumentParser:
     models = commands.add_parser("models", help="list the models imported into the workspace")
     _dataset_args(models)
     models.set_defaults(handler=results_commands.models)
+
+    trace = commands.add_parser(
+        "trace", help="run one program under its language's tracer and print the call graph it witnessed",
+        description="Run the program in the sandbox (a temporary copy, time/memory/process limits, no network, "
+                    "no secrets) under the tracer and print a callgraph.json-compatible graph: every defined "
+                    "function as a key in source order. The run is stored in the workspace. Exit status 1 when "
+                    "the program did not run to completion (the graph of what ran is still printed).")
+    trace.add_argument("program", metavar="PROGRAM_DIR", help="the program folder")
+    trace.add_argument("--language", choices=LANGUAGES, help="language (default: guessed from the files)")
+    trace.add_argument("--runs", type=int, default=1, metavar="N",
+                       help="run N times and report edges seen in only some runs (non-determinism)")
+    trace.add_argument("--json", action="store_true",
+                       help="print the full trace run: status, timings, nodes with spans, edges with call counts "
+                            "and call-site lines, unresolved frames, output tails")
+    _trace_args(trace)
+    _workspace_args(trace)
+    trace.set_defaults(handler=trace_commands.trace)
+
+    retrace = commands.add_parser(
+        "retrace", help="re-trace every instance of a dataset; with --check, compare with the stored ground truth",
+        description="Trace every selected instance (in parallel, resumable: an interrupted retrace continues "
+                    "where it stopped; --fresh starts a new batch). Every run is kept in the workspace. With "
+                    "--check, report per instance the edges only in the trace and only in the stored ground "
+                    "truth, and a summary; exit status 1 unless every instance agrees.")
+    _dataset_args(retrace)
+    retrace.add_argument("--check", action="store_true", help="compare the runs with the stored ground truth")
+    retrace.add_argument("--jobs", type=int, default=trace_commands.default_jobs(), metavar="N",
+                         help="programs traced at once (default: the number of CPUs)")
+    retrace.add_argument("--runs", type=int, default=1, metavar="N", help="runs per program (default 1)")
+    retrace.add_argument("--fresh", action="store_true", help="start a new batch instead of resuming the last one")
+    retrace.add_argument("--instances", metavar="KEYS", help="comma-separated language/id keys (default: all)")
+    retrace.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
+    retrace.add_argument("--split", choices=("test", "train", "all"), default="all", help="programs to trace")
+    retrace.add_argument("--format", choices=("text", "csv", "json"), default="text", help="--check report format")
+    retrace.add_argument("--all", action="store_true", help="list agreeing instances too in the text report")
+    retrace.add_argument("-o", "--output", metavar="FILE", help="write the --check report to FILE")
+    _trace_args(retrace)
+    retrace.set_defaults(handler=trace_commands.retrace)
+
+    doctor = commands.add_parser("doctor", help="which toolchains and sandbox features work on this machine")
+    doctor.set_defaults(handler=trace_commands.doctor)
     return parser
+
+
+def _trace_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="wall-clock limit per run (default 30)")
 
 
 def _dataset_args(parser: argparse.ArgumentParser, workspace: bool = True) -> None:

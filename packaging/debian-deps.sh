@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian packages TraceEval Studio needs beyond Python 3.11, Node and a JDK 17:
+# - Qt offscreen/desktop rendering libraries and a font;
+# - bubblewrap: the tracer sandbox (network cut, host read-only) - without it programs still run
+#   with resource limits, but unisolated;
+# - libasm-java: ASM, the bytecode library of the Java tracer's agent.
+# Installs only what is missing (apt-get update once), with sudo when not root.
+set -euo pipefail
+needed="libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core bubblewrap libasm-java"
+missing=$(for package in $needed; do dpkg -s "$package" >/dev/null 2>&1 || echo "$package"; done)
+if [ -n "$missing" ]; then
+  as_root=""
+  [ "$(id -u)" -eq 0 ] || as_root="sudo"
+  $as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq $missing >/dev/null
+fi
