@@ -7,14 +7,15 @@ from typing import Mapping
 def find_entry_point(language: str, sources: Mapping[str, str]) -> str:
     """The entry file's relative path, or "" when there is none.
 
-    Python runs `main.py`; JavaScript `main.js` (a single-file program may use another name);
+    Python runs `main.py`; JavaScript `main.js`, else `main.mjs` or `main.cjs` (ES module and
+    CommonJS spellings; a single-file program may use another name);
     Java the file of the class declaring `public static void main(String[])`, found with the
     symbol extractor so a commented-out or non-static `main` does not count.
     """
     if language == "python":
-        return _named_or_single(sources, "main.py")
+        return _named_or_single(sources, ("main.py",))
     if language == "javascript":
-        return _named_or_single(sources, "main.js")
+        return _named_or_single(sources, ("main.js", "main.mjs", "main.cjs"))
     return _java_main_file(sources)
 
 
@@ -24,9 +25,10 @@ def java_main_class(sources: Mapping[str, str]) -> str:
     return node.name.partition(":")[0] if node else ""
 
 
-def _named_or_single(sources: Mapping[str, str], name: str) -> str:
-    if name in sources:
-        return name
+def _named_or_single(sources: Mapping[str, str], names: tuple[str, ...]) -> str:
+    for name in names:
+        if name in sources:
+            return name
     top_level = [path for path in sources if "/" not in path]
     if len(sources) == 1:
         return next(iter(sources))

@@ -18,7 +18,9 @@ from 1 in source order per innermost enclosing class, like javac (`pkg.Main$1:ru
 `pkg.Main$1$1:run()`). Abstract, interface and native methods have no body, so nothing can
 run there: they are not nodes. Lambdas and method references are not nodes: their calls
 belong to the enclosing method. Field initialisers and instance initializer blocks are not
-attributed to any node. Java has no module nodes.
+attributed to any node statically (at run time the Java tracer gives their calls to the explicit
+constructor javac copies them into, or with an implicit constructor to the frame that ran `new`).
+Java has no module nodes.
 """
 from __future__ import annotations
 

@@ -52,11 +52,16 @@ def test_a_huge_file_stops_at_the_file_size_limit(tmp_path):
 
 
 def test_a_fork_bomb_is_contained_and_every_process_killed(tmp_path):
+    marker = f"fork-bomb-{os.getpid()}"
     code = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
-    result, _ = run(tmp_path, code, wall_s=2, processes=32)
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    (folder / f"{marker}.py").write_text(code)
+    with program_copy(folder) as copy:
+        result = run_sandboxed([sys.executable, f"{marker}.py"], copy, limits=Limits(wall_s=2, processes=32))
     assert result.limit_reason in ("process limit", "wall-clock time limit")
     time.sleep(0.2)
-    assert not _processes_running("main.py"), "a forked child survived the sandbox"
+    assert not _processes_running(marker), "a forked child survived the sandbox"
 
 
 def test_a_detached_child_does_not_survive_the_run(tmp_path):

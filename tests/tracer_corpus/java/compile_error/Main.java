@@ -1,0 +1,6 @@
+public class Main {
+    public static void main(String[] args) {
+        int x = "text";
+        System.out.println(x);
+    }
+}

@@ -1,0 +1,5 @@
+public class Main {
+    static int helper() {
+        return 1;
+    }
+}

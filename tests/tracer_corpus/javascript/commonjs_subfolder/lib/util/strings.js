@@ -1,0 +1,3 @@
+exports.pad = function (s) {
+  return s.padStart(4, ' ');
+};

@@ -1,0 +1,5 @@
+import { triple, half } from './util.mjs';
+function run() {
+  return half(triple(4));
+}
+console.log(run());

@@ -1,0 +1,2 @@
+import f from './helper.mjs';
+console.log(f(1));

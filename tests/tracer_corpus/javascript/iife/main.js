@@ -1,0 +1,7 @@
+const result = (function () {
+  return helper();
+})();
+function helper() {
+  return 1;
+}
+(() => helper())();

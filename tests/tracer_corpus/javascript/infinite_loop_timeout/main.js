@@ -1,0 +1,8 @@
+function start() {
+  return 1;
+}
+function spin() {
+  start();
+  while (true) {}
+}
+spin();

@@ -1,0 +1,5 @@
+const config = require('./config');
+function main() {
+  return config.get('a');
+}
+main();

@@ -1,0 +1,9 @@
+function finish() {
+  process.exit(3);
+}
+function work() {
+  finish();
+}
+function after() {}
+work();
+after();

@@ -1,0 +1,7 @@
+function fine() {
+  return 1;
+}
+function broken( {
+  return 2;
+}
+fine();

@@ -1,0 +1,157 @@
+"""The Java tracer: a warm javac, an ASM agent, one sandboxed JVM per program run.
+
+1. Nodes come from core/symbols (tree-sitter), so names are exactly TraceEval's.
+2. The program copy is compiled by the shared compile server (`java_compiler`), which also
+   describes every compiled method (SourceFile, first line); `java_plan` maps each method to
+   its node by span (never by descriptor) and says what is transparent or not instrumented.
+   Its docstring is where calls that have no node of their own go: lambdas -> the enclosing
+   method; field initialisers -> the explicit constructor running them, or (implicit default
+   constructor, static initialisers without a `static {}` block) the frame below, i.e. the
+   method that ran `new C()` or first used the class.
+3. The program runs in its own JVM inside `run_sandboxed` with the agent (`java_agent/`),
+   which keeps a shadow stack per thread: the caller of an edge is the nearest program frame
+   (JDK frames are not instrumented, so a callback from `Collections.sort` or a stream is the
+   program frame's call), the call-site line is that frame's current line. Self-recursion is
+   kept (`keep_self_edges=True`), as in the released Java data.
+4. A new thread's first program frame is called by the frame that ran `Thread.start()` on it;
+   threads started by the JDK (executor pools, timers) have no caller for their first frame.
+5. The main thread's uncaught exception is logged (status exception) and printed as the JVM
+   would; `System.exit(n)` is status exit_code; counts are written by a shutdown hook, so a
+   killed run (timeout) keeps its edges with counts marked unknown.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from core import traces
+from core.entry_points import java_main_class
+from core.errors import TracerError
+from core.model import Instance
+from core.symbols import extract_symbols
+from core.traces import TraceRun
+from tracers import java_toolchain
+from tracers.base import ToolchainStatus, TraceOptions
+from tracers.java_compiler import CompiledClass, CompileServer
+from tracers.java_plan import build_plan
+from tracers.sandbox import Limits, bwrap_path, program_copy, run_sandboxed
+from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log
+
+MAIN_SIGNATURE = ":main(java.lang.String[])"
+ACC_PUBLIC_STATIC = 0x0001 | 0x0008
+COMPILE_TIMEOUT_S = 60.0
+
+
+def jvm_options(limits: Limits) -> list[str]:
+    """Fast start, and a heap well below the sandbox's data limit (RLIMIT_DATA also counts the
+    JVM's own metaspace, code cache, thread stacks and malloc arenas)."""
+    heap = max(32, min(512, limits.memory_mb // 4))
+    return [f"-Xmx{heap}m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+            "-XX:ReservedCodeCacheSize=64m", "-Xss1m"]
+
+
+class JavaTracer:
+    language = "java"
+    name = "java-asm-agent"
+    version = "1.0"
+
+    def __init__(self) -> None:
+        self._server: CompileServer | None = None
+        self._lock = threading.Lock()
+
+    def check(self) -> ToolchainStatus:
+        problems = []
+        detail = ""
+        try:
+            jdk = java_toolchain.find_jdk()
+            detail = f"JDK {jdk.version} ({jdk.javac.parent})"
+        except TracerError as error:
+            problems.append(str(error))
+        try:
+            jars = java_toolchain.asm_jars()
+            detail += f"; ASM {jars[0].resolve().name}"
+        except TracerError as error:
+            problems.append(str(error))
+        if not bwrap_path():
+            detail += "; bwrap not found: programs run without isolation (install bubblewrap)"
+        if problems:
+            return ToolchainStatus(self.language, False, "; ".join(problems), tuple(problems))
+        return ToolchainStatus(self.language, True, detail.strip("; "))
+
+    def compile_server(self) -> CompileServer:
+        with self._lock:
+            if self._server is None:
+                jdk = java_toolchain.find_jdk()
+                classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(), *java_toolchain.asm_jars()))
+                self._server = CompileServer(jdk.java, classpath)
+            return self._server
+
+    def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
+        options = options or TraceOptions()
+        started_at, clock = now_iso(), time.monotonic()
+        sources = {f: instance.read_source(f) for f in instance.files if f.endswith(".java")}
+        table = extract_symbols("java", sources)
+        nodes = table.nodes
+        timings: dict[str, float] = {"symbols": time.monotonic() - clock}
+
+        def early(status: str, message: str, stderr: str = "") -> TraceRun:
+            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
+                            tracer_version=self.version, started_at=started_at,
+                            duration_s=time.monotonic() - clock, status=status, message=message,
+                            nodes=nodes, stderr_tail=stderr, timings=timings)
+
+        status = self.check()
+        if not status.ok:
+            return early(traces.TOOLCHAIN_MISSING, status.detail)
+        main_class = java_main_class(sources)
+        if not main_class:
+            return early(traces.NO_ENTRY_POINT, "no class declares public static void main(String[])")
+        try:
+            server = self.compile_server()
+            agent = java_toolchain.agent_jar()
+            jdk = java_toolchain.find_jdk()
+        except TracerError as error:
+            return early(traces.TRACER_ERROR, str(error))
+        with program_copy(instance.root) as program:
+            out = program.parent / "out"
+            classes = out / "classes"
+            classes.mkdir()
+            clock_phase = time.monotonic()
+            compiled = server.compile(program, classes, [program / f for f in sources], COMPILE_TIMEOUT_S)
+            timings["compile"] = time.monotonic() - clock_phase
+            if not compiled.ok:
+                errors = [str(e) for e in compiled.errors] or ["javac failed without a message"]
+                return early(traces.COMPILE_ERROR, errors[0], "\n".join(errors))
+            plan = build_plan(nodes, compiled.classes)
+            main_id = next((i for i, n in enumerate(nodes) if n.name == main_class + MAIN_SIGNATURE), None)
+            entry = plan.node_classes.get(main_id) if main_id is not None else None
+            if entry is None or not _is_public_static_main(compiled.classes, entry):
+                return early(traces.NO_ENTRY_POINT, f"{main_class} has no public static void main(String[])")
+            (out / "plan.tsv").write_text(plan.text(), encoding="utf-8")
+            log = out / "trace.log"
+            argv = [str(jdk.java), *jvm_options(options.limits), f"-javaagent:{agent}={out / 'plan.tsv'}",
+                    "-cp", str(classes), entry.replace("/", ".")]
+            clock_phase = time.monotonic()
+            result = run_sandboxed(argv, program, env={LOG_ENV: str(log)}, writable=[out], limits=options.limits)
+            timings["run"] = time.monotonic() - clock_phase
+            raw = read_log(log)
+
+        def name_of(frame: str) -> str | None:
+            index = int(frame) if frame.isdigit() else -1
+            return nodes[index].name if 0 <= index < len(nodes) else None
+
+        return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
+                         version=self.version, started_at=started_at, nodes=nodes, raw=raw, result=result,
+                         limits=options.limits, name_of=name_of, keep_self_edges=True, timings=timings,
+                         warnings=plan.warnings)
+
+
+def _is_public_static_main(classes: list[CompiledClass], internal_name: str) -> bool:
+    for cls in classes:
+        if cls.internal_name == internal_name:
+            return any(m.name == "main" and m.descriptor == "([Ljava/lang/String;)V"
+                       and m.access & ACC_PUBLIC_STATIC == ACC_PUBLIC_STATIC for m in cls.methods)
+    return False
+
+
+TRACER = JavaTracer()

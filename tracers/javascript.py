@@ -1,0 +1,212 @@
+"""The JavaScript tracer: a shadow stack kept by instrumented source, run by Node in the sandbox.
+
+1. Names: `extract_symbols("javascript", files)` names every function-like node and its span;
+   the instrumenter (`js_instrument`) looks each function up by span, so the trace uses exactly
+   those names (TRACEEVAL.md, and `core.symbols.javascript` for the choices it leaves open).
+2. Syntax errors (tree-sitter error nodes) in any program file: COMPILE_ERROR, nothing runs.
+3. Every source file of a private copy of the program is rewritten (insertions only, no new
+   lines) and `node --require js_runtime/runtime.js <entry>` runs it in the sandbox.
+4. The runtime keeps a shadow stack: the caller of a call is the nearest program frame below
+   the callee (built-ins such as `map`, `sort` or `EventEmitter.emit` have no frame), and a
+   module's top-level code is the module node (loading a module is not an edge). It writes
+   the trace log (`tracers.tracelog`), from which `build_run` makes the `TraceRun`;
+   self-edges are dropped. CommonJS files are compiled by the runtime before the program
+   starts, so early errors tree-sitter accepts are COMPILE_ERROR too.
+
+Asynchronous code (details at the top of `js_runtime/runtime.js`):
+- `await` and `yield` take the suspended function off the stack; code after them runs as
+  that function again (a resumed generator is called by whoever resumed it; an async
+  continuation makes no new edge). `yield*` runs the inner iterator under the outer generator.
+- a promise job (`then`/`catch`/`finally` callback) or timer callback (`setTimeout`,
+  `setInterval`, `setImmediate`, `queueMicrotask`, `process.nextTick`) is called by the
+  program frame that was on top when the callback was registered (wrapped `then` and
+  schedulers, no async_hooks). A function entered with an empty stack otherwise (an I/O
+  callback from Node internals) makes no edge and is listed as unresolved.
+- call-site lines are exact for call and `new` expressions; calls without a call expression
+  (getters, setters, iterator steps, tagged templates) carry the line of the caller's most
+  recent call, an approximation.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from core import traces
+from core.model import SOURCE_SUFFIXES, Instance
+from core.symbols import SymbolTable, extract_symbols
+from core.symbols.parsing import Source, first_error_line
+from core.traces import TraceRun
+from tracers.base import ToolchainStatus, TraceOptions
+from tracers.js_instrument import Span, instrument
+from tracers.sandbox import Limits, bwrap_path, program_copy, run_sandboxed
+from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log
+
+logger = logging.getLogger(__name__)
+RUNTIME = Path(__file__).with_name("js_runtime") / "runtime.js"
+MINIMUM_NODE = 18
+ROOT_ENV = "TRACEEVAL_ROOT"
+CJS_ENV = "TRACEEVAL_CJS"  # CommonJS files the runtime compiles before the program starts
+COMPILE_ERROR_MARK = "compile error: "  # a `W` record the runtime writes for a syntax error
+
+
+class JavaScriptTracer:
+    language = "javascript"
+    name = "javascript-shadow-stack"
+    version = "1.0"
+
+    def check(self) -> ToolchainStatus:
+        node = shutil.which("node")
+        if node is None:
+            return ToolchainStatus(self.language, False, "Node.js not found on PATH: install Node 18 or newer",
+                                   ("node not found",))
+        version = node_version(node)
+        if version is None:
+            return ToolchainStatus(self.language, False, f"{node} does not report a version",
+                                   ("node --version failed",))
+        if version[0] < MINIMUM_NODE:
+            detail = f"Node {'.'.join(map(str, version))} at {node} is too old: Node {MINIMUM_NODE}+ is needed"
+            return ToolchainStatus(self.language, False, detail, ("node too old",))
+        if not RUNTIME.is_file():
+            return ToolchainStatus(self.language, False, f"tracer runtime missing: {RUNTIME}",
+                                   ("runtime missing",))
+        sandbox = "bwrap" if bwrap_path() else "no bwrap: runs are not isolated"
+        return ToolchainStatus(self.language, True, f"Node {'.'.join(map(str, version))} at {node} ({sandbox})")
+
+    def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
+        started_at = now_iso()
+        try:
+            return self._trace(instance, options or TraceOptions(), started_at)
+        except Exception as error:  # a bug of ours must become a status, never a crash of the app
+            logger.exception("JavaScript tracer failed on %s", instance.key)
+            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
+                            tracer_version=self.version, started_at=started_at, duration_s=0.0,
+                            status=traces.TRACER_ERROR, message=f"tracer failed: {type(error).__name__}: {error}")
+
+    def _trace(self, instance: Instance, options: TraceOptions, started_at: str) -> TraceRun:
+        clock = time.monotonic()
+        files = {path: instance.read_source(path) for path in instance.files
+                 if path.endswith(SOURCE_SUFFIXES["javascript"])}
+        table = extract_symbols("javascript", files)
+        timings = {"symbols": time.monotonic() - clock}
+
+        def stopped(status: str, message: str) -> TraceRun:
+            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
+                            tracer_version=self.version, started_at=started_at,
+                            duration_s=time.monotonic() - clock, status=status, message=message,
+                            nodes=table.nodes, timings=timings)
+
+        node = shutil.which("node")
+        if node is None:
+            return stopped(traces.TOOLCHAIN_MISSING, "Node.js not found on PATH")
+        entry = instance.entry_point if instance.entry_point in files else ""
+        if not entry:
+            return stopped(traces.NO_ENTRY_POINT,
+                           "no entry point: no main.js, main.mjs or main.cjs and not a single-file program")
+        problem = syntax_problem(files)
+        if problem:
+            return stopped(traces.COMPILE_ERROR, problem)
+        with program_copy(instance.root) as copy:
+            clock_instrument = time.monotonic()
+            warnings = write_instrumented(copy, files, table)
+            timings["instrument"] = time.monotonic() - clock_instrument
+            out = copy.parent / "out"
+            log = out / "trace.jsonl"
+            argv = [node, f"--max-old-space-size={heap_mb(options.limits)}", "--require", str(RUNTIME),
+                    entry]
+            env = {LOG_ENV: str(log), ROOT_ENV: str(copy),
+                   CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files))}
+            result = run_sandboxed(argv, copy, env=env, writable=[out], limits=options.limits)
+            timings["run"] = result.duration_s
+            raw = read_log(log)
+        compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in raw.warnings if w.startswith(COMPILE_ERROR_MARK)]
+        if compile_errors:
+            return stopped(traces.COMPILE_ERROR, located(compile_errors[0], result.stderr, copy))
+        known = set(table.by_name)
+        return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
+                         version=self.version, started_at=started_at, nodes=table.nodes, raw=raw,
+                         result=result, limits=options.limits,
+                         name_of=lambda frame: frame if frame in known else None,
+                         keep_self_edges=False, timings=timings, warnings=warnings)
+
+
+def write_instrumented(copy: Path, files: dict[str, str], table: SymbolTable) -> list[str]:
+    """Overwrite each source file of the program copy with its instrumented text."""
+    spans: dict[str, dict[Span, str]] = {path: {} for path in files}
+    for node in table.nodes:
+        for definition in table.definitions(node.name):
+            if definition.kind != "module" and definition.file in spans:
+                key = (definition.start_line, definition.start_col, definition.end_line, definition.end_col)
+                spans[definition.file][key] = definition.name
+    warnings = []
+    for path, text in files.items():
+        result = instrument(path, text, table.modules[path], spans[path])
+        (copy / path).write_text(result.text, encoding="utf-8")
+        warnings += [f"no symbol-table node for the function at {name}" for name in result.unnamed]
+    return warnings
+
+
+def commonjs_files(root: Path, files: dict[str, str]) -> list[str]:
+    """Files Node loads as CommonJS: `.cjs`, and `.js` unless the nearest package.json says
+    `"type": "module"`."""
+    types: dict[Path, str] = {}
+
+    def package_type(folder: Path) -> str:
+        if folder not in types:
+            manifest = folder / "package.json"
+            kind = ""
+            if manifest.is_file():
+                try:
+                    data = json.loads(manifest.read_text(encoding="utf-8"))
+                    kind = data.get("type", "commonjs") if isinstance(data, dict) else "commonjs"
+                except (OSError, ValueError):
+                    kind = "commonjs"
+            elif folder != root and root in folder.parents:
+                kind = package_type(folder.parent)
+            types[folder] = kind or "commonjs"
+        return types[folder]
+
+    return [path for path in files if path.endswith(".cjs")
+            or (path.endswith(".js") and package_type((root / path).parent) != "module")]
+
+
+def located(message: str, stderr: str, copy: Path) -> str:
+    """`file:line: message`; ES module syntax errors get their place from the first line Node
+    printed (`file:///<copy>/lib.mjs:2`), the only place Node exposes it."""
+    if not message.startswith("SyntaxError"):
+        return message
+    first = stderr.lstrip().partition("\n")[0].removeprefix("file://")
+    prefix = f"{copy}/"
+    if first.startswith(prefix):
+        return f"{first[len(prefix):]}: {message}"
+    return message
+
+
+def syntax_problem(files: dict[str, str]) -> str:
+    """`file:line: syntax error` for the first file tree-sitter cannot parse cleanly, else ''."""
+    for path, text in files.items():
+        line = first_error_line(Source.parse("javascript", path, text).tree.root_node)
+        if line is not None:
+            return f"{path}:{line}: syntax error"
+    return ""
+
+
+def heap_mb(limits: Limits) -> int:
+    """V8's old-space cap, under the sandbox's data limit so V8 fails cleanly before the kernel does."""
+    return max(64, limits.memory_mb * 3 // 4)
+
+
+def node_version(node: str) -> tuple[int, ...] | None:
+    try:
+        output = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=20, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.match(r"v(\d+)\.(\d+)\.(\d+)", output.strip())
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+TRACER = JavaScriptTracer()
