@@ -1,0 +1,8 @@
+import config
+
+
+def main():
+    return config.normalise("X"), config.DEFAULTS
+
+
+print(main())

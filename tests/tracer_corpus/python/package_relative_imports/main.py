@@ -1,0 +1,10 @@
+from shop import Cart
+
+
+def main():
+    cart = Cart()
+    cart.add(10)
+    print(cart.total())
+
+
+main()

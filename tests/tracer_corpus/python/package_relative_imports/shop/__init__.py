@@ -1,0 +1,3 @@
+from .cart import Cart
+
+__all__ = ["Cart"]

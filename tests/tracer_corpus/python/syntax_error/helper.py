@@ -1,0 +1,5 @@
+def value():
+    return 1
+
+def broken(:
+    pass

@@ -1,0 +1,8 @@
+import helper
+
+
+def ok():
+    return helper.value()
+
+
+ok()

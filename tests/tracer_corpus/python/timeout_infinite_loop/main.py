@@ -1,0 +1,11 @@
+def before():
+    return 1
+
+
+def spin():
+    while True:
+        pass
+
+
+before()
+spin()

@@ -1,0 +1,149 @@
+"""The Python tracer end to end: demo programs against their ground truth, the program's
+environment, evidence (counts and call-site lines), kills, unresolved frames, `check()`."""
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from core import traces
+from core.datasets import load_program
+from core.model import CallGraph
+from tracers import tracer_for
+from tracers.python import TRACER, PythonTracer, c_backend_available
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+DEMO = ROOT / "resources" / "demo" / "benchmark" / "python"
+DEMOS = sorted(p.name for p in DEMO.iterdir() if (p / "callgraph.json").is_file())
+BACKENDS = ["c", "python"]
+
+
+def backend_or_skip(backend: str) -> PythonTracer:
+    if backend == "c" and not c_backend_available():
+        pytest.skip("the C extension is not built (pip install -e .)")
+    return PythonTracer(backend)
+
+
+def instance_of(folder: Path):
+    loaded = load_program(folder, "python", [], require_ground_truth=False)
+    assert loaded is not None
+    return loaded[0]
+
+
+def program(tmp_path: Path, files: dict[str, str]):
+    folder = tmp_path / "prog"
+    for relative, text in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(textwrap.dedent(text), encoding="utf-8")
+    return instance_of(folder)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("program_id", DEMOS)
+def test_demo_programs_match_their_callgraph(program_id, backend):
+    tracer = backend_or_skip(backend)
+    folder = DEMO / program_id
+    truth = CallGraph.from_dict(json.loads((folder / "callgraph.json").read_text(encoding="utf-8")))
+    run = tracer.trace(instance_of(folder))
+    assert run.status == traces.OK, run.message + run.stderr_tail
+    assert run.graph.edge_set == truth.edge_set
+    assert run.graph.keys == truth.keys
+    assert not run.unresolved
+
+
+def test_registry_gives_this_tracer_and_check_names_the_backend():
+    assert tracer_for("python") is TRACER
+    status = TRACER.check()
+    assert status.ok and status.language == "python"
+    expected = "C extension" if c_backend_available() else "pure-Python fallback"
+    assert expected in status.detail
+    assert "pure-Python fallback" in PythonTracer("python").check().detail
+    with pytest.raises(ValueError):
+        PythonTracer("rust")
+
+
+def test_program_runs_as_python_would_run_it(tmp_path):
+    instance = program(tmp_path, {"main.py": """\
+        import os
+        import sys
+        print("argv", sys.argv)
+        print("name", __name__)
+        print("path0", sys.path[0] == os.getcwd())
+        print("log", "TRACEEVAL_LOG" in os.environ)
+        print("main", sys.modules["__main__"].__dict__ is globals())
+        print("err", file=sys.stderr)
+        """})
+    run = TRACER.trace(instance)
+    assert run.status == traces.OK
+    assert run.stdout_tail.splitlines() == ["argv ['main.py']", "name __main__", "path0 True", "log False", "main True"]
+    assert run.stderr_tail == "err\n"
+
+
+def test_counts_and_call_site_lines(tmp_path):
+    instance = program(tmp_path, {"main.py": """\
+        def f():
+            return 1
+
+
+        def g():
+            f()
+            for _ in range(3):
+                f()
+
+
+        g()
+        """})
+    for backend in BACKENDS:
+        run = backend_or_skip(backend).trace(instance)
+        evidence = {e.edge: e for e in run.edges}
+        assert evidence[("main.g", "main.f")].count == 4
+        assert evidence[("main.g", "main.f")].lines == (6, 8)
+        assert evidence[("main", "main.g")].lines == (11,)
+        assert all(e.count_known for e in run.edges)
+
+
+def test_edges_seen_before_a_sigkill_survive(tmp_path):
+    instance = program(tmp_path, {"main.py": """\
+        import os
+        import signal
+
+
+        def first():
+            return 1
+
+
+        first()
+        first()
+        os.kill(os.getpid(), signal.SIGKILL)
+        """})
+    run = TRACER.trace(instance)
+    assert run.status == traces.KILLED
+    [edge] = run.edges
+    assert edge.edge == ("main", "main.first") and not edge.count_known
+
+
+def test_program_frames_without_a_node_are_unresolved(tmp_path):
+    instance = program(tmp_path, {"main.py": """\
+        import pathlib
+
+
+        def callback():
+            return 2
+
+
+        pathlib.Path("made.py").write_text("def run(cb):\\n    return cb()\\n")
+        import made
+
+        made.run(callback)
+        """})
+    run = TRACER.trace(instance)
+    assert run.status == traces.OK
+    assert any(u.frame.startswith("made.py:1:F::run") for u in run.unresolved)
+    assert not run.edges  # both edges go through the unnamed frame
+
+
+def test_compile_error_and_missing_entry_point_do_not_run(tmp_path):
+    broken = program(tmp_path, {"main.py": "print('hi'\n"})
+    run = TRACER.trace(broken)
+    assert run.status == traces.COMPILE_ERROR and run.message.startswith("main.py:1:")
+    assert not run.ran and run.nodes[0].name == "main"

@@ -1,0 +1,96 @@
+"""`traceeval trace | retrace | doctor` end to end on the bundled demo dataset and copies of it."""
+import csv
+import io
+import json
+import shutil
+
+import pytest
+
+from core.workspace import Workspace
+from resources import DEMO_DATASET
+from traceeval_gui.cli import main
+
+DEMO_PROGRAM = DEMO_DATASET / "benchmark" / "python" / "calcpad_0001"
+
+
+def test_trace_prints_the_callgraph_with_every_key_in_source_order(capsys, tmp_path):
+    code = main(["trace", str(DEMO_PROGRAM), "--workspace", str(tmp_path / "w.sqlite")])
+    out, err = capsys.readouterr()
+    expected = json.loads((DEMO_PROGRAM / "callgraph.json").read_text())
+    graph = json.loads(out)
+    assert code == 0 and "python/calcpad_0001: ok" in err
+    assert list(graph) == list(expected)
+    assert {k: sorted(v) for k, v in graph.items()} == {k: sorted(v) for k, v in expected.items()}
+    with Workspace(tmp_path / "w.sqlite") as ws:
+        assert [r.status for r in ws.run_rows("python/calcpad_0001")] == ["ok"]
+
+
+def test_trace_json_is_the_full_run_with_evidence(capsys, tmp_path):
+    assert main(["trace", str(DEMO_PROGRAM), "--json", "--runs", "2", "--workspace", str(tmp_path / "w")]) == 0
+    run = json.loads(capsys.readouterr().out)
+    assert run["status"] == "ok" and run["runs"] == 2 and run["tracer"] and run["sandbox"].startswith("bwrap")
+    edge = next(e for e in run["edges"] if (e["caller"], e["callee"]) == ("main", "main.main"))
+    assert edge["count"] == 2 and edge["runs_seen"] == 2 and edge["lines"]
+    node = next(n for n in run["nodes"] if n["name"] == "main.tokenize")
+    assert node["file"] == "main.py" and node["start_line"] > 1
+
+
+def test_trace_of_a_crashing_program_exits_1_and_keeps_the_partial_graph(capsys, tmp_path):
+    folder = tmp_path / "crash_0001"
+    folder.mkdir()
+    (folder / "main.py").write_text("def f():\n    raise KeyError('x')\n\n\nf()\n")
+    assert main(["trace", str(folder), "--workspace", str(tmp_path / "w")]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"main": ["main.f"], "main.f": []}
+    assert "exception: uncaught exception: KeyError" in err
+
+
+def test_trace_of_a_missing_folder_is_one_line_and_exit_2(capsys, tmp_path):
+    assert main(["trace", str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO_DATASET, root)
+    return root
+
+
+def test_retrace_check_on_the_demo_dataset_agrees_fully_and_resumes(capsys, demo_copy, tmp_path):
+    workspace = str(tmp_path / "w.sqlite")
+    assert main(["retrace", str(demo_copy), "--check", "--jobs", "2", "--workspace", workspace]) == 0
+    out, err = capsys.readouterr()
+    assert "full agreement: 15/15 instances agree" in out
+    assert "traced 15" in err
+    assert main(["retrace", str(demo_copy), "--workspace", workspace]) == 0
+    assert "traced 0, already done 15" in capsys.readouterr().err
+
+
+def test_retrace_check_reports_edges_only_in_trace_and_only_in_truth(capsys, demo_copy, tmp_path):
+    program = demo_copy / "benchmark" / "python" / "calcpad_0001"
+    truth = json.loads((program / "callgraph.json").read_text())
+    truth["main.main"].remove("main.tokenize")  # the trace will see it: only in the trace
+    truth["main.debug_tokens"].append("main.tokenize")  # never runs: only in the ground truth
+    (program / "callgraph.json").write_text(json.dumps(truth))
+    report = tmp_path / "check.csv"
+    code = main(["retrace", str(demo_copy), "--check", "--instances", "python/calcpad_0001,python/ledgerlite_0001",
+                 "--format", "csv", "-o", str(report), "--workspace", str(tmp_path / "w")])
+    assert code == 1
+    rows = list(csv.DictReader(io.StringIO(report.read_text())))
+    assert {(r["side"], r["caller"], r["callee"]) for r in rows} == {
+        ("trace_only", "main.main", "main.tokenize"), ("truth_only", "main.debug_tokens", "main.tokenize")}
+    assert "1/2 instances agree" in capsys.readouterr().err
+
+
+def test_retrace_rejects_unknown_instances(capsys, tmp_path):
+    assert main(["retrace", "--instances", "python/nope_0001", "--workspace", str(tmp_path / "w")]) == 2
+    assert "python/nope_0001" in capsys.readouterr().err
+
+
+def test_doctor_lists_every_toolchain_and_the_sandbox(capsys):
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    for component in ("tracer: python", "tracer: javascript", "tracer: java", "sandbox", "process limit"):
+        assert component in out
+    assert code in (0, 1)

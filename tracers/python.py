@@ -1,0 +1,133 @@
+"""The Python tracer: runs `main.py` in a sandboxed child interpreter under a profile hook.
+
+How a run goes: every program file is compiled here first (a syntax error anywhere is
+COMPILE_ERROR and nothing runs); the program is copied, and `sys.executable -I -B
+python_runtime/run.py` runs it in the sandbox with the log in `<tmp>/out`; the log's raw frame
+ids are named afterwards, here, by the spans of `core.symbols.extract_symbols`
+(`python_frames`), and `tracelog.build_run` makes the `TraceRun`.
+
+Attribution rules (what counts as the caller of a program frame):
+- the caller is the nearest program frame below the callee on its stack; library frames
+  (stdlib, site-packages, C functions, code made by `exec` of a string) are skipped, so
+  `sorted(key=f)`, `map(f, xs)`, `functools` wrappers and stdlib Python code calling back
+  into the program give an edge from the program frame that called the library;
+- class bodies and comprehensions (generator expressions included) are not nodes: calls
+  made in them belong to the enclosing function or module, and calling them is no edge;
+- a module's top-level code runs as the module's node and its calls are edges from it, but
+  importing a module is not an edge (module code is never a callee). `main.py` runs as
+  `__main__`; its node is `main`;
+- each resumption of a generator or coroutine is a call from the frame that resumes it;
+- a thread's frames have no program frame below them: the caller is the program frame that
+  called `Thread.start()` (at the line of that call). Threads started by library code (a
+  thread pool) are attributed to the program frame below that `start()` call, so a pooled
+  worker keeps the frame that caused it to start;
+- a coroutine stepped by the asyncio event loop is called by the program frame that created
+  its task (`loop.create_task`, hence `asyncio.run`, `create_task`, `gather`, `ensure_future`):
+  `asyncio.run(main())` at module level is `main -> main.main`; `await asyncio.gather(f(), g())`
+  in `main.main` is `main.main -> main.f` and `main.main -> main.g`. A plain callback run by the
+  loop (`call_soon`) falls back to the frames below the loop;
+- self-edges are dropped; the call-site line is the caller frame's current line.
+
+Backends: the C extension `python_runtime._profiler` when built (`pip install -e .`), else
+the pure-Python `sys.setprofile` fallback; `check()` says which one is active.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from core import traces
+from core.model import Instance
+from core.symbols import extract_symbols
+from core.traces import TraceRun
+from tracers import tracelog
+from tracers.base import ToolchainStatus, TraceOptions
+from tracers.python_runtime import RUN_SCRIPT
+from tracers.python_frames import FrameNames
+from tracers.sandbox import bwrap_path, program_copy, run_sandboxed
+
+BACKENDS = ("auto", "c", "python")
+LOG_NAME = "trace.jsonl"
+
+
+def c_backend_available() -> bool:
+    return importlib.util.find_spec("tracers.python_runtime._profiler") is not None
+
+
+class PythonTracer:
+    language = "python"
+    name = "python-profile"
+    version = "1.0"
+
+    def __init__(self, backend: str = "auto") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})")
+        self.backend = backend
+
+    @property
+    def active_backend(self) -> str:
+        """"c" or "python": what a run will use."""
+        if self.backend == "python" or not c_backend_available():
+            return "python"
+        return "c"
+
+    def check(self) -> ToolchainStatus:
+        version = ".".join(map(str, sys.version_info[:3]))
+        backend = ("C extension (tracers/python_runtime/_profiler)" if self.active_backend == "c" else
+                   "pure-Python fallback (sys.setprofile; build the C extension with `pip install -e .`)")
+        sandbox = f"bwrap at {bwrap_path()}" if bwrap_path() else "no bwrap: runs are not isolated"
+        problems = () if Path(sys.executable).exists() else (f"{sys.executable} not found",)
+        return ToolchainStatus("python", not problems, f"Python {version} at {sys.executable}; profiler backend: "
+                               f"{backend}; sandbox: {sandbox}", problems)
+
+    def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
+        options = options or TraceOptions()
+        started_at = tracelog.now_iso()
+        clock = time.perf_counter()
+        sources = {path: instance.read_source(path) for path in instance.files if path.endswith(".py")}
+        table = extract_symbols("python", sources)
+        timings = {"symbols": time.perf_counter() - clock}
+        stopped = _not_runnable(instance, sources)
+        if stopped:
+            status, message = stopped
+            return TraceRun(instance.key, "python", self.name, self.version, started_at, sum(timings.values()),
+                            status, message, nodes=table.nodes, timings=timings)
+        clock = time.perf_counter()
+        with program_copy(instance.root) as copy:
+            out = copy.parent / "out"
+            log = out / LOG_NAME
+            argv = [sys.executable, "-I", "-B", RUN_SCRIPT, str(copy), instance.entry_point, self.active_backend]
+            result = run_sandboxed(argv, copy, env={tracelog.LOG_ENV: str(log)}, writable=[out],
+                                   limits=options.limits)
+            raw = tracelog.read_log(log)
+        timings["run"] = time.perf_counter() - clock
+        clock = time.perf_counter()
+        names = FrameNames(table, sources)
+        run = tracelog.build_run(
+            instance_key=instance.key, language="python", tracer=self.name, version=self.version,
+            started_at=started_at, nodes=table.nodes, raw=raw, result=result, limits=options.limits,
+            name_of=names.name_of, keep_self_edges=False, timings=timings)
+        timings["map"] = time.perf_counter() - clock
+        return replace(run, duration_s=sum(timings.values()), timings=timings)
+
+
+def _not_runnable(instance: Instance, sources: dict[str, str]) -> tuple[str, str] | None:
+    """(status, message) when the program cannot run: no entry point, or a syntax error."""
+    entry = instance.entry_point
+    if not entry or entry not in sources:
+        found = ", ".join(sorted(sources)[:5]) or "no .py files"
+        return traces.NO_ENTRY_POINT, f"no main.py to run (Python runs main.py; found: {found})"
+    for path, text in sources.items():
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            return traces.COMPILE_ERROR, f"{path}:{error.lineno or 0}: {error.msg}"
+        except ValueError as error:  # e.g. source code containing null bytes
+            return traces.COMPILE_ERROR, f"{path}: {error}"
+    return None
+
+
+TRACER = PythonTracer()

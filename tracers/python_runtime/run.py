@@ -1,0 +1,83 @@
+"""Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <c|python|auto>`.
+
+Writes the trace log to `$TRACEEVAL_LOG` (removed from the program's environment) and runs the
+entry file as Python would: as `__main__`, `sys.argv == [entry]`, `sys.path[0]` the program
+folder, cwd the program folder (set by the caller). An uncaught exception is logged as an X
+record, then its traceback is printed (without this script's frame) and the exit code is 1.
+`sys.exit(n)` passes through untouched. Final call counts are written at exit (atexit, so
+after non-daemon threads are joined); first sightings are written as they happen.
+"""
+import atexit
+import builtins
+import importlib.util
+import os
+import sys
+
+
+def _load_runtime():
+    """Import this folder as the private package `_traceeval_runtime` (not on sys.path)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("_traceeval_runtime", os.path.join(here, "__init__.py"),
+                                                  submodule_search_locations=[here])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    from _traceeval_runtime import backends, recorder
+
+    return backends, recorder
+
+
+def _backend(wanted, backends, recorder):
+    if wanted != "python":
+        try:
+            from _traceeval_runtime import _profiler
+        except ImportError as error:
+            if wanted == "c":
+                recorder.write(b'["W",' + _json(f"C profiler not available ({error}); used the pure-Python "
+                                                "fallback") + b']\n')
+        else:
+            return backends.CBackend(recorder, _profiler)
+    return backends.PythonBackend(recorder)
+
+
+def _json(text):
+    from _traceeval_runtime.recorder import json_string
+
+    return json_string(text)
+
+
+def main():
+    root, entry, wanted = sys.argv[1:4]
+    log_path = os.environ.pop("TRACEEVAL_LOG")
+    backends, recorder_module = _load_runtime()
+    recorder = recorder_module.Recorder(root, log_path)
+    backend = _backend(wanted, backends, recorder)
+    path = os.path.join(root, entry)
+    with open(path, "rb") as handle:
+        source = handle.read()
+    code = compile(source, path, "exec", dont_inherit=True)
+    program = type(sys)("__main__")
+    program.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
+    sys.modules["__main__"] = program
+    sys.argv = [entry]
+    sys.path.insert(0, root)
+
+    def finish():
+        backend.uninstall()
+        recorder.finish(backend.counts())
+
+    atexit.register(finish)
+    backend.install()
+    try:
+        exec(code, program.__dict__)  # noqa: S102 (running the program is the point)
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 (any uncaught exception ends the program)
+        recorder.exception(error)
+        traceback = error.__traceback__.tb_next if error.__traceback__ else None  # without this script
+        sys.excepthook(type(error), error.with_traceback(traceback), traceback)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
