@@ -19,6 +19,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -134,7 +135,7 @@ def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {}
     bwrap = bwrap_path()
     cgroup = _PidsCgroup.create(limits.processes)
     if bwrap:
-        command = [bwrap, *_bwrap_options(cwd, writable), "--", *argv]
+        command = [bwrap, *_bwrap_options(argv, cwd, writable), "--", *argv]
         isolation = "bwrap: network cut, host read-only, private /tmp"
     else:
         command = list(argv)
@@ -175,12 +176,29 @@ def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {}
         duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation)
 
 
-def _bwrap_options(cwd: Path, writable: Sequence[Path]) -> list[str]:
+def _bwrap_options(argv: Sequence[str], cwd: Path, writable: Sequence[Path]) -> list[str]:
     options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                "--unshare-all", "--die-with-parent", "--new-session"]
+    for path in _hidden_by_private_tmp(argv):
+        options += ["--ro-bind", str(path), str(path)]
     for folder in (cwd, *writable):
         options += ["--bind", str(folder), str(folder)]
     return options + ["--chdir", str(cwd)]
+
+
+def _hidden_by_private_tmp(argv: Sequence[str]) -> list[Path]:
+    """Host paths the child needs that the private /tmp would hide, to show again read-only:
+    our own code and interpreter (a checkout or virtualenv under /tmp, as in CI) and the absolute
+    paths named in `argv` (also inside options such as `-javaagent:/tmp/x/agent.jar`)."""
+    candidates = [Path(__file__).resolve().parents[1], Path(sys.prefix), Path(sys.base_prefix),
+                  Path(os.path.realpath(sys.executable)).parent]
+    for arg in argv:
+        for part in arg.replace("=", ":").split(":"):
+            if part.startswith("/") and os.path.exists(part):
+                candidates.append(Path(part))
+    tmp = Path("/tmp")
+    hidden = sorted({c for c in candidates if c != tmp and c.is_relative_to(tmp)})
+    return [path for path in hidden if not any(path != other and path.is_relative_to(other) for other in hidden)]
 
 
 def _limit_child(limits: Limits, cgroup: _PidsCgroup | None):

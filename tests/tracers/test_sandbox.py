@@ -129,3 +129,15 @@ def _processes_running(marker: str) -> bool:
             if marker.encode() in cmdline and b"pytest" not in cmdline:
                 return True
     return False
+
+
+def test_files_named_on_the_command_line_stay_readable_under_the_private_tmp(tmp_path):
+    """A runtime script (or a whole checkout, as in CI) under /tmp must not vanish behind the private /tmp."""
+    helper = tmp_path / "runtime" / "helper.py"
+    helper.parent.mkdir()
+    helper.write_text("import os; print(os.getcwd().endswith('program'))")
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    with program_copy(folder) as copy:
+        result = run_sandboxed([sys.executable, str(helper)], copy, limits=Limits(wall_s=5))
+    assert (result.exit_code, result.stdout.strip()) == (0, "True"), result.stderr

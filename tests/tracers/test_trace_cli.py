@@ -94,3 +94,15 @@ def test_doctor_lists_every_toolchain_and_the_sandbox(capsys):
     for component in ("tracer: python", "tracer: javascript", "tracer: java", "sandbox", "process limit"):
         assert component in out
     assert code in (0, 1)
+
+
+def test_trace_runs_names_the_edges_seen_in_only_some_runs(capsys, tmp_path):
+    folder = tmp_path / "coin_0001"
+    folder.mkdir()
+    (folder / "main.py").write_text("import os\n\n\ndef heads():\n    pass\n\n\ndef always():\n    pass\n\n\n"
+                                    "always()\nif os.urandom(1)[0] % 2:\n    heads()\n")
+    assert main(["trace", str(folder), "--runs", "16", "--workspace", str(tmp_path / "w")]) == 0
+    out, err = capsys.readouterr()
+    assert set(json.loads(out)["main"]) == {"main.always", "main.heads"}
+    assert "runs only: main -> main.heads" in err  # a coin flip: all 16 runs alike has odds 2**-15
+    assert "main.always" not in err
