@@ -8,7 +8,7 @@ and printed by `traceeval trace --json`.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from core.model import CallGraph, Edge, Node

@@ -1,16 +1,23 @@
 """Per-language tracers behind one protocol (`tracers.base.Tracer`), run in a shared sandbox.
 
 `tracer_for(language)` gives the tracer of a language; `trace_instance` runs it once or N
-times (combining the runs so edges seen in only some of them stand out).
+times (combining the runs so edges seen in only some of them stand out); a tracer that raises
+gives a run with status tracer_error, so one bug never ends a retrace or the app.
 """
 from __future__ import annotations
 
 import importlib
+import logging
+import traceback
 
+from core import traces
 from core.errors import TracerError
 from core.model import LANGUAGES, Instance
 from core.traces import TraceRun, combine_runs
 from tracers.base import ToolchainStatus, TraceOptions, Tracer
+from tracers.tracelog import now_iso, stopped_run
+
+log = logging.getLogger(__name__)
 
 _MODULES = {"python": "tracers.python", "javascript": "tracers.javascript", "java": "tracers.java"}
 _TRACERS: dict[str, Tracer] = {}
@@ -30,7 +37,18 @@ def trace_instance(instance: Instance, options: TraceOptions | None = None, runs
         raise TracerError(f"--runs must be at least 1, got {runs}")
     tracer = tracer_for(instance.language)
     options = options or TraceOptions()
-    return combine_runs([tracer.trace(instance, options) for _ in range(runs)])
+    return combine_runs([_trace_once(tracer, instance, options) for _ in range(runs)])
+
+
+def _trace_once(tracer: Tracer, instance: Instance, options: TraceOptions) -> TraceRun:
+    """A bug of ours must become a run with status tracer_error, never a crash of the app or a retrace."""
+    started_at = now_iso()
+    try:
+        return tracer.trace(instance, options)
+    except Exception as error:
+        log.exception("%s tracer failed on %s", instance.language, instance.key)
+        return stopped_run(tracer, instance.key, started_at, traces.TRACER_ERROR,
+                           f"tracer failed: {type(error).__name__}: {error}", stderr=traceback.format_exc()[-4000:])
 
 
 def check_toolchains() -> list[ToolchainStatus]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 from core import traces
 from core.entry_points import java_main_class
@@ -34,8 +35,8 @@ from tracers import java_toolchain
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.java_compiler import CompiledClass, CompileServer
 from tracers.java_plan import build_plan
-from tracers.sandbox import Limits, bwrap_path, program_copy, run_sandboxed
-from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log
+from tracers.sandbox import Limits, program_copy, run_sandboxed
+from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
 
 MAIN_SIGNATURE = ":main(java.lang.String[])"
 ACC_PUBLIC_STATIC = 0x0001 | 0x0008
@@ -57,6 +58,7 @@ class JavaTracer:
 
     def __init__(self) -> None:
         self._server: CompileServer | None = None
+        self._agent: Path | None = None  # resolved with the server: hashing the agent sources once
         self._lock = threading.Lock()
 
     def check(self) -> ToolchainStatus:
@@ -72,8 +74,6 @@ class JavaTracer:
             detail += f"; ASM {jars[0].resolve().name}"
         except TracerError as error:
             problems.append(str(error))
-        if not bwrap_path():
-            detail += "; bwrap not found: programs run without isolation (install bubblewrap)"
         if problems:
             return ToolchainStatus(self.language, False, "; ".join(problems), tuple(problems))
         return ToolchainStatus(self.language, True, detail.strip("; "))
@@ -82,7 +82,8 @@ class JavaTracer:
         with self._lock:
             if self._server is None:
                 jdk = java_toolchain.find_jdk()
-                classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(), *java_toolchain.asm_jars()))
+                self._agent = java_toolchain.agent_jar()
+                classpath = ":".join(str(p) for p in (self._agent, *java_toolchain.asm_jars()))
                 self._server = CompileServer(jdk.java, classpath)
             return self._server
 
@@ -95,10 +96,8 @@ class JavaTracer:
         timings: dict[str, float] = {"symbols": time.monotonic() - clock}
 
         def early(status: str, message: str, stderr: str = "") -> TraceRun:
-            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
-                            tracer_version=self.version, started_at=started_at,
-                            duration_s=time.monotonic() - clock, status=status, message=message,
-                            nodes=nodes, stderr_tail=stderr, timings=timings)
+            return stopped_run(self, instance.key, started_at, status, message, nodes=nodes, timings=timings,
+                               stderr=stderr)
 
         status = self.check()
         if not status.ok:
@@ -108,7 +107,7 @@ class JavaTracer:
             return early(traces.NO_ENTRY_POINT, "no class declares public static void main(String[])")
         try:
             server = self.compile_server()
-            agent = java_toolchain.agent_jar()
+            agent = self._agent
             jdk = java_toolchain.find_jdk()
         except TracerError as error:
             return early(traces.TRACER_ERROR, str(error))

@@ -29,7 +29,6 @@ Asynchronous code (details at the top of `js_runtime/runtime.js`):
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shutil
 import subprocess
@@ -43,10 +42,9 @@ from core.symbols.parsing import Source, first_error_line
 from core.traces import TraceRun
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.js_instrument import Span, instrument
-from tracers.sandbox import Limits, bwrap_path, program_copy, run_sandboxed
-from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log
+from tracers.sandbox import Limits, program_copy, run_sandboxed
+from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
 
-logger = logging.getLogger(__name__)
 RUNTIME = Path(__file__).with_name("js_runtime") / "runtime.js"
 MINIMUM_NODE = 18
 ROOT_ENV = "TRACEEVAL_ROOT"
@@ -74,20 +72,11 @@ class JavaScriptTracer:
         if not RUNTIME.is_file():
             return ToolchainStatus(self.language, False, f"tracer runtime missing: {RUNTIME}",
                                    ("runtime missing",))
-        sandbox = "bwrap" if bwrap_path() else "no bwrap: runs are not isolated"
-        return ToolchainStatus(self.language, True, f"Node {'.'.join(map(str, version))} at {node} ({sandbox})")
+        return ToolchainStatus(self.language, True, f"Node {'.'.join(map(str, version))} at {node}")
 
     def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
+        options = options or TraceOptions()
         started_at = now_iso()
-        try:
-            return self._trace(instance, options or TraceOptions(), started_at)
-        except Exception as error:  # a bug of ours must become a status, never a crash of the app
-            logger.exception("JavaScript tracer failed on %s", instance.key)
-            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
-                            tracer_version=self.version, started_at=started_at, duration_s=0.0,
-                            status=traces.TRACER_ERROR, message=f"tracer failed: {type(error).__name__}: {error}")
-
-    def _trace(self, instance: Instance, options: TraceOptions, started_at: str) -> TraceRun:
         clock = time.monotonic()
         files = {path: instance.read_source(path) for path in instance.files
                  if path.endswith(SOURCE_SUFFIXES["javascript"])}
@@ -95,10 +84,7 @@ class JavaScriptTracer:
         timings = {"symbols": time.monotonic() - clock}
 
         def stopped(status: str, message: str) -> TraceRun:
-            return TraceRun(instance_key=instance.key, language=self.language, tracer=self.name,
-                            tracer_version=self.version, started_at=started_at,
-                            duration_s=time.monotonic() - clock, status=status, message=message,
-                            nodes=table.nodes, timings=timings)
+            return stopped_run(self, instance.key, started_at, status, message, nodes=table.nodes, timings=timings)
 
         node = shutil.which("node")
         if node is None:

@@ -45,9 +45,9 @@ from core.symbols import extract_symbols
 from core.traces import TraceRun
 from tracers import tracelog
 from tracers.base import ToolchainStatus, TraceOptions
-from tracers.python_runtime import RUN_SCRIPT
 from tracers.python_frames import FrameNames
-from tracers.sandbox import bwrap_path, program_copy, run_sandboxed
+from tracers.python_runtime import RUN_SCRIPT
+from tracers.sandbox import program_copy, run_sandboxed
 
 BACKENDS = ("auto", "c", "python")
 LOG_NAME = "trace.jsonl"
@@ -78,10 +78,9 @@ class PythonTracer:
         version = ".".join(map(str, sys.version_info[:3]))
         backend = ("C extension (tracers/python_runtime/_profiler)" if self.active_backend == "c" else
                    "pure-Python fallback (sys.setprofile; build the C extension with `pip install -e .`)")
-        sandbox = f"bwrap at {bwrap_path()}" if bwrap_path() else "no bwrap: runs are not isolated"
         problems = () if Path(sys.executable).exists() else (f"{sys.executable} not found",)
         return ToolchainStatus("python", not problems, f"Python {version} at {sys.executable}; profiler backend: "
-                               f"{backend}; sandbox: {sandbox}", problems)
+                               f"{backend}", problems)
 
     def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
         options = options or TraceOptions()
@@ -92,9 +91,7 @@ class PythonTracer:
         timings = {"symbols": time.perf_counter() - clock}
         stopped = _not_runnable(instance, sources)
         if stopped:
-            status, message = stopped
-            return TraceRun(instance.key, "python", self.name, self.version, started_at, sum(timings.values()),
-                            status, message, nodes=table.nodes, timings=timings)
+            return tracelog.stopped_run(self, instance.key, started_at, *stopped, nodes=table.nodes, timings=timings)
         clock = time.perf_counter()
         with program_copy(instance.root) as copy:
             out = copy.parent / "out"

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from time import monotonic
 
-from core import traces
-from core.model import Instance
-from core.traces import TraceRun
 from core.workspace import Workspace
-from tracers import trace_instance, tracer_for
+from tracers import trace_instance
 from tracers.base import TraceOptions
-from tracers.tracelog import now_iso
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
@@ -64,7 +59,7 @@ def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, ru
                 if instance is None:
                     log.warning("%s: not in the workspace index, skipped", key)
                     continue
-                pending[pool.submit(_trace_safely, instance, options, runs)] = key
+                pending[pool.submit(trace_instance, instance, options, runs)] = key
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -80,14 +75,3 @@ def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, ru
     report.seconds = monotonic() - started
     return report
 
-
-def _trace_safely(instance: Instance, options: TraceOptions | None, runs: int) -> TraceRun:
-    """A tracer bug must not end the retrace: it becomes a run with status tracer_error."""
-    try:
-        return trace_instance(instance, options, runs)
-    except Exception as error:  # noqa: BLE001 - recorded in the run, with the traceback in stderr_tail
-        tracer = tracer_for(instance.language)
-        return TraceRun(instance_key=instance.key, language=instance.language, tracer=tracer.name,
-                        tracer_version=tracer.version, started_at=now_iso(), duration_s=0.0,
-                        status=traces.TRACER_ERROR, message=f"tracer failed: {type(error).__name__}: {error}",
-                        stderr_tail=traceback.format_exc()[-4000:])

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -79,8 +80,8 @@ def isolation_report() -> list[tuple[str, bool, str]]:
     """(component, works, detail) for `traceeval doctor`: bubblewrap and the process budget."""
     bwrap = bwrap_path()
     if bwrap is None:
-        sandbox = ("sandbox", False, "bwrap not found: programs run with limits only, network and files reachable "
-                                     "(install the Debian package bubblewrap)")
+        sandbox = ("sandbox", False, ("bwrap not found: programs run with limits only, network and files "
+                                      "reachable (install the Debian package bubblewrap)"))
     else:
         with tempfile.TemporaryDirectory() as folder:
             result = run_sandboxed(["/bin/true"], Path(folder), limits=Limits(wall_s=10))
@@ -92,8 +93,8 @@ def isolation_report() -> list[tuple[str, bool, str]]:
         cgroup.remove()
         budget = ("process limit", True, "a pids cgroup per run")
     elif os.getuid() == 0:
-        budget = ("process limit", False, "running as root without a writable pids cgroup: RLIMIT_NPROC does "
-                                          "not apply to root, fork bombs are stopped only by the time limit")
+        budget = ("process limit", False, ("running as root without a writable pids cgroup: RLIMIT_NPROC does "
+                                           "not apply to root, fork bombs are stopped only by the time limit"))
     else:
         budget = ("process limit", True, "RLIMIT_NPROC (this user's tasks + the budget)")
     return [sandbox, budget]
@@ -357,6 +358,7 @@ class _PidsCgroup:
                 time.sleep(0.02)
 
 
+@cache
 def _pids_cgroup_parents() -> list[Path]:
     """Where this process may create a pids cgroup: its own cgroup v2 folder (when delegated
     to us) or its place in a cgroup v1 pids hierarchy. Creating one is tried, never assumed."""

@@ -21,11 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core import traces
 from core.model import Node
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame
 from tracers.sandbox import Limits, SandboxResult
+
+if TYPE_CHECKING:
+    from tracers.base import Tracer
 
 LOG_ENV = "TRACEEVAL_LOG"
 
@@ -71,6 +75,17 @@ def read_log(path: Path) -> RawTrace:
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def stopped_run(tracer: Tracer, instance_key: str, started_at: str, status: str, message: str, *,
+                nodes: Sequence[Node] = (), timings: dict[str, float] | None = None,
+                stderr: str = "") -> TraceRun:
+    """A run that ended before the program ran (no entry point, compile error, missing toolchain,
+    a tracer bug): still a run, with the program's nodes so the graph has every key."""
+    timings = timings or {}
+    return TraceRun(instance_key=instance_key, language=tracer.language, tracer=tracer.name,
+                    tracer_version=tracer.version, started_at=started_at, duration_s=sum(timings.values()),
+                    status=status, message=message, nodes=tuple(nodes), stderr_tail=stderr, timings=timings)
 
 
 def build_run(*, instance_key: str, language: str, tracer: str, version: str, started_at: str,

@@ -2,6 +2,7 @@
 keeps the edges seen before things went wrong, and leaves the program folder untouched."""
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,15 @@ def _digest(folder: Path) -> str:
         if path.is_file():
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+@pytest.mark.parametrize("language, entry", [("python", "main.py"), ("javascript", "main.js"), ("java", "Main.java")])
+def test_a_tracer_that_fails_gives_a_tracer_error_run_not_an_exception(tmp_path, language, entry):
+    folder = tmp_path / "gone_0001"
+    folder.mkdir()
+    (folder / entry).write_text("")
+    instance, _ = load_program(folder, language, [], require_ground_truth=False)
+    shutil.rmtree(folder)  # the program vanished between indexing and tracing
+    run = trace_instance(instance)
+    assert run.status == traces.TRACER_ERROR and "FileNotFoundError" in run.message
+    assert "Traceback" in run.stderr_tail

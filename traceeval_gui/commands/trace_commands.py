@@ -12,12 +12,12 @@ from core.datasets import load_program
 from core.errors import DatasetError, UsageError
 from core.scoring import parse_languages
 from core.workspace import Workspace, default_workspace_path
+from traceeval_gui.commands.common import ProgressLine, open_workspace
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
 from tracers.retrace import retrace as retrace_instances
 from tracers.sandbox import Limits, isolation_report
 from tracers.tracelog import now_iso
-from traceeval_gui.commands.common import ProgressLine, open_workspace
 
 BATCH_SETTING = "retrace_batch"
 
