@@ -1,23 +1,34 @@
-"""The workbench's shared state: the open workspace, the current instance, model and edge.
+"""The workbench's shared state: the open workspace, the current instance, models, node and edge.
 
-Views change the state only through the `select_*` methods and follow it through the signals,
-so a selection made anywhere (a table row, a command-line option, later a graph node) shows
-everywhere. The workspace held here belongs to the GUI thread; jobs open their own.
+Views change the state only through the `select_*` / `set_*` methods and follow it through the
+signals, so a selection made anywhere (a table row, a graph node, a command-line option) shows
+everywhere. Selections are remembered for back / forward. The workspace held here belongs to
+the GUI thread; jobs open their own.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from core.overlay import VIEW_MODES
+from core.palette import MODE_CLASSES
 from core.workspace import ModelRow, Workspace
 from traceeval_gui.jobs import JobRunner, OpenedDataset
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
+from traceeval_gui.selection_history import Selection, SelectionHistory
+
+VIEW_MODE_TITLES = {"model": "Model A vs truth", "compare": "Model A vs model B", "trace": "Latest trace vs truth",
+                    "truth": "Ground truth only"}
 
 
 class AppState(QObject):
     dataset_opened = Signal()  # `opened` and `workspace` are new; instance and edge are cleared
     instance_selected = Signal(str)  # instance key ("" = none)
     model_selected = Signal(str)  # model name ("" = none)
+    compare_model_selected = Signal(str)  # model B ("" = none)
     edge_selected = Signal(object)  # ClassifiedEdge or None
+    node_selected = Signal(str)  # normalised name ("" = none)
+    overlays_changed = Signal()  # the view mode or the hidden edge classes changed
+    runs_changed = Signal(str)  # a trace run of this instance was stored
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -26,7 +37,12 @@ class AppState(QObject):
         self.workspace: Workspace | None = None
         self.instance_key: str | None = None
         self.model: str | None = None
+        self.compare_model: str | None = None
         self.edge: ClassifiedEdge | None = None
+        self.node: str | None = None
+        self.view_mode = "model"  # one of VIEW_MODES: how edges are classed in the graph
+        self.hidden_classes: set[str] = set()  # edge classes (palette names) toggled off
+        self.history = SelectionHistory()
         self._loader = InstanceDetailLoader()
         self._detail: InstanceDetail | None = None
 
@@ -38,13 +54,16 @@ class AppState(QObject):
         self.opened, self.workspace = opened, workspace
         names = [m.name for m in opened.models]
         self.model = self.model if self.model in names else (names[0] if names else None)
+        others = [n for n in names if n != self.model]
+        self.compare_model = self.compare_model if self.compare_model in others else (others[0] if others else None)
+        self.history.clear()
         self.dataset_opened.emit()  # views read `model` from here; no separate model_selected
 
     def close(self) -> None:
         if self.workspace is not None:
             self.workspace.close()
         self.workspace = self.opened = None
-        self.instance_key = self.edge = self._detail = None
+        self.instance_key = self.edge = self.node = self._detail = None
         self._loader.clear()
 
     @property
@@ -65,26 +84,103 @@ class AppState(QObject):
         key = key or None
         if key == self.instance_key:
             return
-        self.instance_key, self.edge, self._detail = key, None, None
+        self.instance_key, self.edge, self.node, self._detail = key, None, None, None
+        self._remember()
         self.instance_selected.emit(key or "")
 
     def select_model(self, name: str | None) -> None:
         name = name or None
         if name == self.model:
             return
-        self.model, self.edge, self._detail = name, None, None
+        self.model, self._detail = name, None
+        self.edge = self._reclassified(self.edge)
         self.model_selected.emit(name or "")
+
+    def select_compare_model(self, name: str | None) -> None:
+        name = name or None
+        if name == self.compare_model:
+            return
+        self.compare_model, self._detail = name, None
+        self.compare_model_selected.emit(name or "")
 
     def select_edge(self, edge: ClassifiedEdge | None) -> None:
         if edge == self.edge:
             return
         self.edge = edge
+        self._remember()
         self.edge_selected.emit(edge)
 
+    def select_edge_named(self, caller: str, callee: str) -> None:
+        """Select an edge by its names (graph clicks, history); its class comes from the current model."""
+        detail = self.detail()
+        self.select_edge(detail.classify(caller, callee) if detail is not None else None)
+
+    def select_node(self, name: str | None) -> None:
+        name = name or None
+        if name == self.node:
+            return
+        self.node = name
+        self._remember()
+        self.node_selected.emit(name or "")
+
+    def set_view_mode(self, mode: str) -> None:
+        if mode not in VIEW_MODES:
+            raise ValueError(f"unknown view mode {mode!r}")
+        if mode != self.view_mode:
+            self.view_mode = mode
+            self.overlays_changed.emit()
+
+    def set_class_shown(self, name: str, shown: bool) -> None:
+        if (name not in self.hidden_classes) != shown:
+            (self.hidden_classes.discard if shown else self.hidden_classes.add)(name)
+            self.overlays_changed.emit()
+
+    def toggle_class(self, index: int) -> None:
+        """Toggle the view mode's `index`-th edge class (keyboard 1..4)."""
+        classes = MODE_CLASSES[self.view_mode]
+        if 0 <= index < len(classes):
+            self.set_class_shown(classes[index], classes[index] in self.hidden_classes)
+
+    def run_stored(self, key: str) -> None:
+        """A tracer run of `key` was stored: views showing its trace reload."""
+        if key == self.instance_key:
+            self._detail = None
+        self.runs_changed.emit(key)
+
+    # -- back / forward -------------------------------------------------------------------
+    def go_back(self) -> bool:
+        return self._restore(self.history.back())
+
+    def go_forward(self) -> bool:
+        return self._restore(self.history.forward())
+
+    def _remember(self) -> None:
+        if self.instance_key is not None:
+            edge = (self.edge.caller, self.edge.callee) if self.edge is not None else None
+            self.history.push(Selection(self.instance_key, edge, self.node))
+
+    def _restore(self, selection: Selection | None) -> bool:
+        if selection is None:
+            return False
+        with self.history.paused():
+            self.select_instance(selection.instance_key)
+            self.select_node(selection.node)
+            if selection.edge is not None:
+                self.select_edge_named(*selection.edge)
+            else:
+                self.select_edge(None)
+        return True
+
+    def _reclassified(self, edge: ClassifiedEdge | None) -> ClassifiedEdge | None:
+        detail = self.detail()
+        return detail.classify(edge.caller, edge.callee) if edge is not None and detail is not None else None
+
     def detail(self) -> InstanceDetail | None:
-        """The current instance under the current model (built once per selection)."""
+        """The current instance under the current model, with every model and the latest trace in
+        its overlay (built once per selection)."""
         if self.workspace is None or self.instance_key is None:
             return None
         if self._detail is None or self._detail.instance.key != self.instance_key or self._detail.model != self.model:
-            self._detail = self._loader.load(self.workspace, self.instance_key, self.model)
+            self._detail = self._loader.load(self.workspace, self.instance_key, self.model,
+                                             tuple(m.name for m in self.models))
         return self._detail

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from core.metrics import EdgeDiff, Scores, instance_scores
 from core.model import Instance, Node, Prediction
 from core.normalise import MODES
-from core.scoring import instance_diff
+from core.overlay import InstanceOverlay, build_overlay
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
 from core.workspace import Workspace
 
@@ -19,7 +19,7 @@ EDGE_CLASSES = ("TP", "FP", "FN")
 
 
 class ClassifiedEdge(NamedTuple):
-    kind: str  # TP | FP | FN
+    kind: str  # TP | FP | FN of the current model; "" when only another model or the trace has it
     caller: str
     callee: str
 
@@ -30,6 +30,7 @@ class InstanceDetail:
     sources: dict[str, str]  # readable files only
     unreadable: dict[str, str]  # file -> why it could not be read
     symbols: SymbolTable
+    overlay: InstanceOverlay
     model: str | None = None
     prediction: Prediction | None = None
     diff: EdgeDiff | None = None
@@ -52,6 +53,12 @@ class InstanceDetail:
         """The node a (normalised) name refers to, or None when the program defines nothing like it."""
         node = self.symbols.place(name)
         return node if node is not None and node.file in self.sources else None
+
+    def classify(self, caller: str, callee: str) -> ClassifiedEdge:
+        """The edge as the current model sees it (kind "" when the model neither has it nor misses it)."""
+        edge = self.overlay.edge(caller, callee)
+        kind = edge.kind(self.model) if edge is not None and self.model is not None else None
+        return ClassifiedEdge(kind or "", caller, callee)
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
         by_caller: dict[str, list[ClassifiedEdge]] = {}
@@ -86,7 +93,9 @@ class InstanceDetailLoader:
     def clear(self) -> None:
         self._parsed.clear()
 
-    def load(self, ws: Workspace, key: str, model: str | None) -> InstanceDetail | None:
+    def load(self, ws: Workspace, key: str, model: str | None,
+             models: tuple[str, ...] = ()) -> InstanceDetail | None:
+        """`models`: every loaded model (the overlay lines them all up; `model` is the current one)."""
         parsed = self._parsed.pop(key, None)
         if parsed is None:
             instance = ws.instance(key)
@@ -98,9 +107,16 @@ class InstanceDetailLoader:
         while len(self._parsed) > self.keep:
             self._parsed.pop(next(iter(self._parsed)))
         instance, sources, unreadable, symbols = parsed
-        detail = InstanceDetail(instance, sources, unreadable, symbols, model)
+        predictions = {}
+        for name in dict.fromkeys((*models, *([model] if model else []))):
+            prediction = ws.predictions(name, [key]).get(key)
+            if prediction is not None:
+                predictions[name] = prediction
+        runs = ws.run_rows(key)
+        trace = ws.run(runs[0].id) if runs else None
+        overlay = build_overlay(instance, predictions, trace, MODES)
+        detail = InstanceDetail(instance, sources, unreadable, symbols, overlay, model)
         if model is not None:
-            detail.prediction = ws.predictions(model, [key]).get(key)
-            if detail.prediction is not None:
-                detail.diff = instance_diff(ws, model, key, MODES)
+            detail.prediction = predictions.get(model)
+            detail.diff = overlay.diff(model)
         return detail

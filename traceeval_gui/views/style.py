@@ -4,19 +4,18 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from core.metrics import INSTANCE_RULE
+from core.palette import EDGE_STYLES
 from core.workspace import ModelRow
 
-# One palette for TP / FP / FN everywhere (source view, edge table, legend, later the graph).
-EDGE_COLOURS = {"TP": "#2e7d32", "FP": "#c62828", "FN": "#6a1b9a"}
-EDGE_TINTS = {"TP": "#e2f2e3", "FP": "#fce4e4", "FN": "#efe1f7"}  # backgrounds: rows, source lines
-EDGE_FOCUS_TINTS = {"TP": "#c2e4c4", "FP": "#f7c6c6", "FN": "#dbc3ec"}  # the selected edge's lines
-EDGE_LABELS = {"TP": "found", "FP": "hallucinated", "FN": "missed"}
-EDGE_DESCRIPTIONS = {
-    "TP": "true positive: predicted and in the ground truth",
-    "FP": "false positive: predicted but not in the ground truth (hallucinated, or a real call "
-          "the harness never ran)",
-    "FN": "false negative: in the ground truth but not predicted (missed)",
-}
+# One palette for TP / FP / FN everywhere (source view, edge table, legend, graph, exports);
+# "" is an edge the current model neither predicts nor misses (only model B or the trace has it).
+_KINDS = ("TP", "FP", "FN")
+EDGE_COLOURS = {kind: EDGE_STYLES[kind].colour for kind in _KINDS} | {"": "#455a64"}
+EDGE_TINTS = {"TP": "#e2f2e3", "FP": "#fce4e4", "FN": "#efe1f7", "": "#eceff1"}  # rows, source lines
+EDGE_FOCUS_TINTS = {"TP": "#c2e4c4", "FP": "#f7c6c6", "FN": "#dbc3ec", "": "#cfd8dc"}  # the selected edge
+EDGE_LABELS = {kind: EDGE_STYLES[kind].label for kind in _KINDS} | {"": "not in model A"}
+EDGE_DESCRIPTIONS = {kind: EDGE_STYLES[kind].description for kind in _KINDS} | {
+    "": "neither predicted by the current model nor in the ground truth (another model or the trace has it)"}
 MUTED_TEXT = "#6b6f76"
 ILLUSTRATIVE_NOTE = "illustrative: answers written by hand for the demo, not real model output"
 

@@ -1,0 +1,207 @@
+"""Every edge source of one instance side by side: the ground truth, each model, the latest trace.
+
+All sources are normalised with the same modes as scoring, so an edge means the same thing in
+every column: `kind(model)` gives exactly the TP / FP / FN the metrics count. The union of all
+sources is what the graph view lays out once, so toggling a source never moves a node.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from core.metrics import Counts, EdgeDiff, count_edges, diff_edges, instance_scores
+from core.model import Edge, Instance, Prediction
+from core.normalise import MODES, normalise_edges, normalise_name
+from core.traces import TraceRun
+
+# Compare classes for truth vs model A vs model B, per edge of the union.
+BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG = "both_right", "only_a_right", "only_b_right", "both_wrong"
+COMPARE_CLASSES = (BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG)
+# Trace vs ground truth.
+TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY = "agrees", "trace_only", "truth_only"
+TRACE_CLASSES = (TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY)
+
+
+@dataclass(frozen=True)
+class OverlayEdge:
+    caller: str
+    callee: str
+    truth: bool
+    models: frozenset[str]  # the models that predict this edge
+    traced: bool  # seen by the latest trace run (False when there is none)
+
+    @property
+    def edge(self) -> Edge:
+        return (self.caller, self.callee)
+
+    def kind(self, model: str) -> str | None:
+        """TP / FP / FN of `model` on this edge; None when neither the truth nor the model has it."""
+        predicted = model in self.models
+        if self.truth:
+            return "TP" if predicted else "FN"
+        return "FP" if predicted else None
+
+    def compare(self, model_a: str, model_b: str) -> str | None:
+        """Which of two models is right about this edge (None: neither mentions it and it is not true)."""
+        a_right = (model_a in self.models) == self.truth
+        b_right = (model_b in self.models) == self.truth
+        if not self.truth and model_a not in self.models and model_b not in self.models:
+            return None
+        if a_right and b_right:
+            return BOTH_RIGHT
+        if a_right:
+            return ONLY_A_RIGHT
+        if b_right:
+            return ONLY_B_RIGHT
+        return BOTH_WRONG
+
+    def trace_class(self) -> str | None:
+        if self.truth and self.traced:
+            return TRACE_AGREES
+        if self.traced:
+            return TRACE_ONLY
+        return TRUTH_ONLY if self.truth else None
+
+
+@dataclass(frozen=True)
+class InstanceOverlay:
+    instance_key: str
+    language: str
+    modes: frozenset[str]
+    models: tuple[str, ...]  # models with a prediction for this instance, in the order given
+    edges: tuple[OverlayEdge, ...]  # the union, sorted by (caller, callee)
+    nodes: tuple[str, ...]  # every normalised name: truth keys and edges first, then the rest
+    trace: TraceRun | None = None
+
+    def edge(self, caller: str, callee: str) -> OverlayEdge | None:
+        return self._by_edge().get((caller, callee))
+
+    def _by_edge(self) -> dict[Edge, OverlayEdge]:
+        cache = self.__dict__.get("_index")
+        if cache is None:
+            cache = {e.edge: e for e in self.edges}
+            object.__setattr__(self, "_index", cache)
+        return cache
+
+    def truth_edges(self) -> frozenset[Edge]:
+        return frozenset(e.edge for e in self.edges if e.truth)
+
+    def model_edges(self, model: str) -> frozenset[Edge]:
+        return frozenset(e.edge for e in self.edges if model in e.models)
+
+    def trace_edges(self) -> frozenset[Edge]:
+        return frozenset(e.edge for e in self.edges if e.traced)
+
+    def diff(self, model: str) -> EdgeDiff | None:
+        """The model's TP / FP / FN (the same numbers as scoring); None without a prediction."""
+        if model not in self.models:
+            return None
+        return diff_edges(self.truth_edges(), self.model_edges(model))
+
+    def trace_diff(self) -> EdgeDiff | None:
+        """The latest trace against the stored ground truth, as TP (agree) / FP (trace only) / FN."""
+        return diff_edges(self.truth_edges(), self.trace_edges()) if self.trace is not None else None
+
+    def compare(self, model_a: str, model_b: str) -> dict[str, tuple[OverlayEdge, ...]]:
+        """Edges by compare class (see `OverlayEdge.compare`); empty when a model has no prediction."""
+        out: dict[str, list[OverlayEdge]] = {name: [] for name in COMPARE_CLASSES}
+        if model_a in self.models and model_b in self.models:
+            for edge in self.edges:
+                category = edge.compare(model_a, model_b)
+                if category is not None:
+                    out[category].append(edge)
+        return {name: tuple(edges) for name, edges in out.items()}
+
+
+def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], trace: TraceRun | None = None,
+                  modes: Iterable[str] = MODES) -> InstanceOverlay:
+    """Normalise the truth, every prediction and the trace with `modes` and line them up per edge."""
+    modes = frozenset(modes)
+    language = instance.language
+    truth = normalise_edges(instance.ground_truth.edges, language, modes)
+    predicted = {model: normalise_edges(p.graph.edges, language, modes) for model, p in predictions.items()}
+    traced = normalise_edges((e.edge for e in trace.edges), language, modes) if trace is not None else frozenset()
+    union = set(truth) | traced
+    for edges in predicted.values():
+        union |= edges
+    edges = tuple(OverlayEdge(caller, callee, (caller, callee) in truth,
+                              frozenset(m for m, e in predicted.items() if (caller, callee) in e),
+                              (caller, callee) in traced)
+                  for caller, callee in sorted(union))
+    names: dict[str, None] = {}
+    for key in instance.ground_truth.keys:
+        normalised = normalise_name(key, language, modes)
+        if normalised is not None:
+            names[normalised] = None
+    for caller, callee in sorted(truth):
+        names.setdefault(caller, None)
+        names.setdefault(callee, None)
+    for edge in edges:
+        names.setdefault(edge.caller, None)
+        names.setdefault(edge.callee, None)
+    return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace)
+
+
+@dataclass(frozen=True)
+class ModelDifference:
+    """One instance's F1 under two models (per-instance rule), for "where do A and B differ most"."""
+
+    key: str
+    f1_a: float
+    f1_b: float
+    counts_a: Counts
+    counts_b: Counts
+
+    @property
+    def delta(self) -> float:
+        return self.f1_a - self.f1_b
+
+
+def rank_differences(counts_a: Mapping[str, Counts], counts_b: Mapping[str, Counts],
+                     keys: Sequence[str] | None = None) -> list[ModelDifference]:
+    """Instances both models answered, largest |F1(A) - F1(B)| first (ties by key)."""
+    shared = [k for k in (keys if keys is not None else counts_a) if k in counts_a and k in counts_b]
+    out = [ModelDifference(k, instance_scores(counts_a[k]).f1, instance_scores(counts_b[k]).f1,
+                           counts_a[k], counts_b[k]) for k in shared]
+    out.sort(key=lambda d: (-abs(d.delta), d.key))
+    return out
+
+
+def counts_of(overlay: InstanceOverlay, model: str) -> Counts | None:
+    if model not in overlay.models:
+        return None
+    return count_edges(overlay.truth_edges(), overlay.model_edges(model))
+
+
+# -- what the graph draws -------------------------------------------------------------------------
+VIEW_MODES = ("model", "compare", "trace", "truth")
+TRUTH = "truth"  # the class of ground-truth edges when nothing is compared
+
+
+def classify_edges(overlay: InstanceOverlay, mode: str, model_a: str | None = None,
+                   model_b: str | None = None) -> dict[Edge, str]:
+    """The class of every edge drawn in a view mode (edges a mode does not draw are left out).
+
+    model: TP / FP / FN of model A; compare: who of A and B is right; trace: the latest trace
+    against the truth; truth: ground-truth edges only. A mode whose inputs are missing (no
+    prediction, no trace) falls back to the ground truth.
+    """
+    if mode not in VIEW_MODES:
+        raise ValueError(f"unknown view mode {mode!r} (choose from {', '.join(VIEW_MODES)})")
+    out: dict[Edge, str] = {}
+    if mode == "compare" and model_a in overlay.models and model_b in overlay.models:
+        for category, edges in overlay.compare(model_a, model_b).items():
+            out.update((e.edge, category) for e in edges)
+    elif mode == "model" and model_a in overlay.models:
+        for edge in overlay.edges:
+            kind = edge.kind(model_a)
+            if kind is not None:
+                out[edge.edge] = kind
+    elif mode == "trace" and overlay.trace is not None:
+        for edge in overlay.edges:
+            category = edge.trace_class()
+            if category is not None:
+                out[edge.edge] = category
+    else:
+        out = {e.edge: TRUTH for e in overlay.edges if e.truth}
+    return out

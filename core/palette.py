@@ -1,0 +1,39 @@
+"""How each edge class looks, in the window and in every export: colour AND line style, so the
+classes stay apart in print and for colour-blind readers."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class EdgeStyle(NamedTuple):
+    colour: str
+    dash: str  # "solid" | "dash" | "dot" | "dashdot"
+    label: str
+    description: str
+
+
+EDGE_STYLES = {
+    "TP": EdgeStyle("#2e7d32", "solid", "found", "true positive: predicted and in the ground truth"),
+    "FP": EdgeStyle("#c62828", "dash", "hallucinated",
+                    "false positive: predicted but not in the ground truth (hallucinated, or a real call "
+                    "the harness never ran)"),
+    "FN": EdgeStyle("#6a1b9a", "dot", "missed", "false negative: in the ground truth but not predicted (missed)"),
+    "both_right": EdgeStyle("#2e7d32", "solid", "both right", "both models are right about this edge"),
+    "only_a_right": EdgeStyle("#1565c0", "solid", "only A right", "model A is right, model B is wrong"),
+    "only_b_right": EdgeStyle("#ef6c00", "dash", "only B right", "model B is right, model A is wrong"),
+    "both_wrong": EdgeStyle("#c62828", "dot", "both wrong", "both models are wrong (both missed it, "
+                            "or both hallucinated it)"),
+    "agrees": EdgeStyle("#00796b", "solid", "traced", "in the ground truth and seen by the latest trace"),
+    "trace_only": EdgeStyle("#ef6c00", "dashdot", "trace only", "seen by the latest trace, not in the ground truth"),
+    "truth_only": EdgeStyle("#6a1b9a", "dot", "not traced", "in the ground truth, not seen by the latest trace"),
+    "truth": EdgeStyle("#455a64", "solid", "ground truth", "an edge of the ground truth"),
+}
+MODE_CLASSES = {
+    "model": ("TP", "FP", "FN"),
+    "compare": ("both_right", "only_a_right", "only_b_right", "both_wrong"),
+    "trace": ("agrees", "trace_only", "truth_only"),
+    "truth": ("truth",),
+}
+# Files are told apart by a qualitative palette (Okabe-Ito plus greys), cycled.
+FILE_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+UNPLACED_COLOUR = "#b0b4ba"  # names not defined in the program (library calls, hallucinated names)
