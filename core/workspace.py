@@ -21,6 +21,7 @@ from core.metrics import Counts
 from core.model import CallGraph, Instance, Prediction, Provenance
 from core.problems import Problem
 from core.traces import TraceRun
+from core.verdicts import Verdict, now_iso
 from core.workspace_schema import MIGRATIONS, latest_version
 
 DEFAULT_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
@@ -286,6 +287,24 @@ class Workspace:
     def traced_keys(self, batch: str) -> set[str]:
         """Instances that already have a run in `batch` (what a resumed retrace skips)."""
         return {key for (key,) in self.db.execute("select distinct instance_key from runs where batch = ?", [batch])}
+
+    # -- verdicts -------------------------------------------------------------------------
+    def store_verdict(self, verdict: Verdict) -> Verdict:
+        """Keep a verdict (committed at once); returns it with its time filled in."""
+        stored = Verdict(verdict.instance_key, verdict.caller, verdict.callee, verdict.auditor, verdict.label,
+                         verdict.note, verdict.created_at or now_iso(), verdict.audit)
+        self.db["verdicts"].insert({field: getattr(stored, field) for field in
+                                    ("instance_key", "caller", "callee", "auditor", "label", "note",
+                                     "created_at", "audit")})
+        return stored
+
+    def latest_verdicts(self, instance_key: str) -> dict[tuple[str, str], Verdict]:
+        """The newest verdict on each edge of an instance (of any auditor)."""
+        rows = self.db.query("select * from verdicts where id in (select max(id) from verdicts "
+                             "where instance_key = ? group by caller, callee)", [instance_key])
+        verdicts = (Verdict(r["instance_key"], r["caller"], r["callee"], r["auditor"], r["label"], r["note"],
+                            r["created_at"], r["audit"]) for r in rows)
+        return {v.edge: v for v in verdicts}
 
 
 @dataclass(frozen=True)

@@ -47,5 +47,15 @@ def m003_trace_runs(db):
     db["runs"].create_index(["batch", "instance_key"])
 
 
+@MIGRATIONS()
+def m004_verdicts(db):
+    """Auditors' verdicts on edges, kept (a later verdict on the same edge supersedes, never overwrites)."""
+    db["verdicts"].create({
+        "id": int, "instance_key": str, "caller": str, "callee": str, "auditor": str, "label": str,
+        "note": str, "created_at": str, "audit": str,
+    }, pk="id")
+    db["verdicts"].create_index(["instance_key"])
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

@@ -23,10 +23,14 @@ def test_the_edge_table_holds_the_same_edges_as_instance_diff(window, state, wor
     shown = window.edge_panel.edges()
     by_class = {kind: sorted((e.caller, e.callee) for e in shown if e.kind == kind) for kind in ("TP", "FP", "FN")}
     assert by_class == {"TP": sorted(diff.tp), "FP": sorted(diff.fp), "FN": sorted(diff.fn)}
-    assert len(shown) == len(diff.tp) + len(diff.fp) + len(diff.fn)
+    others = [e for e in shown if e.kind == ""]  # only illustrative-strong predicts these
+    strong = instance_diff(workspace, "illustrative-strong", KNOWN, MODES)
+    assert sorted((e.caller, e.callee) for e in others) == sorted(set(strong.fp) - set(diff.fp))
+    assert len(shown) == len(diff.tp) + len(diff.fp) + len(diff.fn) + len(others)
     assert [e.kind for e in shown][:len(diff.fn)] == ["FN"] * len(diff.fn)  # mistakes first
     buttons = {kind: button.text() for kind, button in window.edge_panel.class_buttons.items()}
-    assert buttons == {"TP": f"TP {len(diff.tp)}", "FP": f"FP {len(diff.fp)}", "FN": f"FN {len(diff.fn)}"}
+    assert buttons == {"TP": f"TP {len(diff.tp)}", "FP": f"FP {len(diff.fp)}", "FN": f"FN {len(diff.fn)}",
+                       "": f"Other {len(others)}"}
 
 
 def test_class_buttons_filter_the_edge_table(window, state, qtbot):
@@ -34,6 +38,7 @@ def test_class_buttons_filter_the_edge_table(window, state, qtbot):
     panel = window.edge_panel
     panel.class_buttons["TP"].setChecked(False)
     panel.class_buttons["FP"].setChecked(False)
+    panel.class_buttons[""].setChecked(False)
     assert {e.kind for e in panel.edges()} == {"FN"}
     panel.class_buttons["TP"].setChecked(True)
     assert {e.kind for e in panel.edges()} == {"FN", "TP"}
@@ -44,13 +49,15 @@ def test_switching_the_model_updates_the_edge_table(window, state, workspace, qt
     with qtbot.waitSignal(state.model_selected):
         window.model_combo.setCurrentIndex(window.model_combo.findData("illustrative-strong"))
     diff = instance_diff(workspace, "illustrative-strong", KNOWN, MODES)
-    assert len(window.edge_panel.edges()) == len(diff.tp) + len(diff.fp) + len(diff.fn)
+    mistakes = [e for e in window.edge_panel.edges() if e.kind]
+    assert len(mistakes) == len(diff.tp) + len(diff.fp) + len(diff.fn)
     assert window.model_combo.currentText() == "illustrative-strong (illustrative)"
 
 
 def test_a_program_without_a_result_says_so(window, state, qtbot):
     _show(window, state, qtbot, key="python/ledgerlite_0002")
-    assert window.edge_panel.edges() == []
+    shown = window.edge_panel.edges()
+    assert shown and {e.kind for e in shown} == {""}  # the truth and the other model, unclassified
     assert "has no result" in window.edge_panel.summary.text()
 
 
@@ -146,7 +153,8 @@ def test_a_dataset_without_results_still_shows_its_programs(qtbot, state, tmp_pa
     assert not window.model_combo.isEnabled()
     assert state.instance_key == "python/tiny_0001"  # sorted by id
     assert window.source_view.current_file() == "main.py"
-    assert window.edge_panel.edges() == []
+    truth = state.detail().overlay.truth_edges()  # normalised, like every column
+    assert sorted(e[1:] for e in window.edge_panel.edges()) == sorted(truth)  # the truth, unclassified
     assert "No model results" in window.edge_panel.summary.text()
     assert "No models" in window.metrics_panel.browser.toPlainText()
     assert window.windowTitle() == "TraceEval Studio — data"

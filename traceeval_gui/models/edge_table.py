@@ -1,46 +1,78 @@
-"""The edge table: one model's TP / FP / FN edges on one instance."""
+"""The edge table: every edge of the instance (truth, each model, the latest trace) in one row each.
+
+The class column is the current model's (model A) TP / FP / FN; "" marks an edge only model B
+or the trace has. The other columns say what each source says about the edge.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Container, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from core.overlay import OverlayEdge
+from core.traces import EdgeEvidence
+from core.verdicts import Verdict
 from traceeval_gui.models.filtering import change_row_filter
-from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge
+from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.style import EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_colour, edge_tint
 
 EDGE_ROLE = Qt.ItemDataRole.UserRole  # the ClassifiedEdge
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-COLUMNS = ("Class", "Caller", "Callee")
-CLASS_SORT_ORDER = ("FN", "FP", "TP")  # ascending by class = mistakes first
+COLUMNS = ("Class", "Caller", "Callee", "Truth", "Model A", "Model B", "Trace", "Verdict")
+CLASS_COLUMN, CALLER_COLUMN, CALLEE_COLUMN, TRUTH_COLUMN, A_COLUMN, B_COLUMN, TRACE_COLUMN, VERDICT_COLUMN = \
+    range(len(COLUMNS))
+KINDS = ("TP", "FP", "FN", "")
+CLASS_SORT_ORDER = ("FN", "FP", "TP", "")  # ascending by class = mistakes first
 UNPLACED_NOTE = "not defined in this program's source"
+YES, NO = "✓", "·"
+VERDICT_COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "unsure": "#8a5a00"}
+
+
+@dataclass(frozen=True)
+class EdgeRow:
+    edge: ClassifiedEdge
+    overlay: OverlayEdge
+    evidence: EdgeEvidence | None  # the latest trace's record of this edge (raw names), when it saw it
+    verdict: Verdict | None
+
+
+@dataclass(frozen=True)
+class EdgeSources:
+    """Which sources exist for the instance (a column is empty when its source is absent)."""
+
+    model_a: str | None = None  # with a prediction for this instance
+    model_b: str | None = None
+    traced: bool = False
 
 
 class EdgeTableModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._edges: list[ClassifiedEdge] = []
+        self._rows: list[EdgeRow] = []
         self._placed: Container[str] = ()
+        self._sources = EdgeSources()
 
-    def set_edges(self, edges: Sequence[ClassifiedEdge], placed: Container[str] = ()) -> None:
+    def set_rows(self, rows: Sequence[EdgeRow], sources: EdgeSources, placed: Container[str] = ()) -> None:
         """`placed` holds the names found in the source; others are shown in muted italics."""
         self.beginResetModel()
-        self._edges = list(edges)
+        self._rows = list(rows)
+        self._sources = sources
         self._placed = placed
         self.endResetModel()
 
     def edge_at(self, row: int) -> ClassifiedEdge:
-        return self._edges[row]
+        return self._rows[row].edge
+
+    def row_at(self, row: int) -> EdgeRow:
+        return self._rows[row]
 
     def row_of(self, edge: ClassifiedEdge) -> int | None:
-        try:
-            return self._edges.index(edge)
-        except ValueError:
-            return None
+        return next((i for i, r in enumerate(self._rows) if r.edge[1:] == edge[1:]), None)
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._edges)
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -48,13 +80,48 @@ class EdgeTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        edge = self._edges[index.row()]
+        row = self._rows[index.row()]
         column = index.column()
         if role == EDGE_ROLE:
-            return edge
-        if column == 0:
-            return self._class_data(edge.kind, role)
-        name = edge.caller if column == 1 else edge.callee
+            return row.edge
+        if column == CLASS_COLUMN:
+            return self._class_data(row.edge.kind, role)
+        if column in (CALLER_COLUMN, CALLEE_COLUMN):
+            return self._name_data(row.edge.caller if column == CALLER_COLUMN else row.edge.callee, role)
+        if column == VERDICT_COLUMN:
+            return self._verdict_data(row.verdict, role)
+        text, tooltip = self._source_cell(row, column)
+        if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
+            return text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and text in (NO, ""):
+            return QBrush(QColor(MUTED_TEXT))
+        return None
+
+    def _source_cell(self, row: EdgeRow, column: int) -> tuple[str, str]:
+        edge = row.overlay
+        if column == TRUTH_COLUMN:
+            return (YES, "in the ground truth") if edge.truth else (NO, "not in the ground truth")
+        if column in (A_COLUMN, B_COLUMN):
+            model = self._sources.model_a if column == A_COLUMN else self._sources.model_b
+            if model is None:
+                return "", "no model" if column == B_COLUMN else "no result for this program"
+            return (YES, f"{model} predicts it") if model in edge.models else (NO, f"{model} does not predict it")
+        if not self._sources.traced:
+            return "", "not traced in this workspace (Tracer tab)"
+        if not edge.traced:
+            return NO, "the latest trace did not see this call"
+        evidence = row.evidence
+        if evidence is None:
+            return YES, "seen by the latest trace"
+        count = f"{evidence.count}{'' if evidence.count_known else '+'}"
+        lines = ", ".join(map(str, evidence.lines)) or "unknown"
+        return f"{YES} {count}×", f"seen {count} times by the latest trace; call-site lines {lines}"
+
+    def _name_data(self, name: str, role: int):
         placed = name in self._placed
         if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
             return name
@@ -69,9 +136,22 @@ class EdgeTableModel(QAbstractTableModel):
         return None
 
     @staticmethod
+    def _verdict_data(verdict: Verdict | None, role: int):
+        if verdict is None:
+            return "" if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE) else None
+        if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
+            return verdict.label
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(QColor(VERDICT_COLOURS[verdict.label]))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            note = f"\n{verdict.note}" if verdict.note else ""
+            return f"{verdict.label} — {verdict.auditor}, {verdict.created_at}{note}"
+        return None
+
+    @staticmethod
     def _class_data(kind: str, role: int):
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{kind}  {EDGE_LABELS[kind]}"
+            return f"{kind}  {EDGE_LABELS[kind]}" if kind else "—"
         if role == SORT_ROLE:
             return CLASS_SORT_ORDER.index(kind)
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -80,32 +160,47 @@ class EdgeTableModel(QAbstractTableModel):
             return QBrush(edge_tint(kind))
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
-            font.setBold(True)
+            font.setBold(bool(kind))
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
             return EDGE_DESCRIPTIONS[kind]
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {CLASS_COLUMN: "The class of the edge for model A (TP found, FP hallucinated, FN missed)",
+                    A_COLUMN: f"Model A: {self._sources.model_a or 'none'}",
+                    B_COLUMN: f"Model B: {self._sources.model_b or 'none'} (choose it in the Compare tab)",
+                    TRACE_COLUMN: "The latest trace run of this program in the workspace (Tracer tab)",
+                    VERDICT_COLUMN: "The newest audit verdict on the edge"}.get(section)
         return None
 
 
 class EdgeFilterProxyModel(QSortFilterProxyModel):
-    """Shows only the chosen edge classes. Sorting is stable, so within a class edges keep
-    the diff's order (by caller, then callee)."""
+    """Shows only the chosen classes and edges whose names contain the filter text. Sorting is
+    stable, so within a class edges keep their order (by caller, then callee)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._shown = set(EDGE_CLASSES)
+        self._shown = set(KINDS)
+        self._text = ""
         self.setSortRole(SORT_ROLE)
 
     def set_shown(self, kind: str, shown: bool) -> None:
         change_row_filter(self, lambda: (self._shown.add if shown else self._shown.discard)(kind))
 
+    def set_text(self, text: str) -> None:
+        change_row_filter(self, lambda: setattr(self, "_text", text.strip().lower()))
+
     def shown(self, kind: str) -> bool:
         return kind in self._shown
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
-        return self.sourceModel().edge_at(source_row).kind in self._shown
+        edge = self.sourceModel().edge_at(source_row)
+        if edge.kind not in self._shown:
+            return False
+        return not self._text or self._text in edge.caller.lower() or self._text in edge.callee.lower()

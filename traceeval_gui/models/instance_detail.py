@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from core.metrics import EdgeDiff, Scores, instance_scores
-from core.model import Instance, Node, Prediction
-from core.normalise import MODES
+from core.model import Edge, Instance, Node, Prediction
+from core.normalise import MODES, normalise_name
 from core.overlay import InstanceOverlay, build_overlay
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
+from core.traces import EdgeEvidence
+from core.verdicts import Verdict
 from core.workspace import Workspace
 
 EDGE_CLASSES = ("TP", "FP", "FN")
@@ -34,6 +36,7 @@ class InstanceDetail:
     model: str | None = None
     prediction: Prediction | None = None
     diff: EdgeDiff | None = None
+    verdicts: dict[Edge, Verdict] = field(default_factory=dict)  # the newest audit verdict per edge
     _call_sites: dict[ClassifiedEdge, list[int]] = field(default_factory=dict, repr=False)
 
     @property
@@ -57,8 +60,20 @@ class InstanceDetail:
     def classify(self, caller: str, callee: str) -> ClassifiedEdge:
         """The edge as the current model sees it (kind "" when the model neither has it nor misses it)."""
         edge = self.overlay.edge(caller, callee)
-        kind = edge.kind(self.model) if edge is not None and self.model is not None else None
+        kind = edge.kind(self.model) if edge is not None and self.model in self.overlay.models else None
         return ClassifiedEdge(kind or "", caller, callee)
+
+    def trace_evidence(self) -> dict[Edge, EdgeEvidence]:
+        """The latest trace's evidence per normalised edge (counts and call-site lines)."""
+        trace, out = self.overlay.trace, {}
+        if trace is not None:
+            language, modes = self.overlay.language, self.overlay.modes
+            for evidence in trace.edges:
+                caller, callee = normalise_name(evidence.caller, language, modes), \
+                    normalise_name(evidence.callee, language, modes)
+                if caller is not None and callee is not None:
+                    out.setdefault((caller, callee), evidence)
+        return out
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
         by_caller: dict[str, list[ClassifiedEdge]] = {}
@@ -115,7 +130,8 @@ class InstanceDetailLoader:
         runs = ws.run_rows(key)
         trace = ws.run(runs[0].id) if runs else None
         overlay = build_overlay(instance, predictions, trace, MODES)
-        detail = InstanceDetail(instance, sources, unreadable, symbols, overlay, model)
+        detail = InstanceDetail(instance, sources, unreadable, symbols, overlay, model,
+                                verdicts=ws.latest_verdicts(key))
         if model is not None:
             detail.prediction = predictions.get(model)
             detail.diff = overlay.diff(model)

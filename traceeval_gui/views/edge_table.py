@@ -1,16 +1,18 @@
-"""The current model's TP / FP / FN edges on the selected instance; a row selects the edge."""
+"""Every edge of the selected instance: model A's class and what the truth, model B, the latest
+trace and the auditors say; a row selects the edge everywhere."""
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QToolButton, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, \
+    QToolButton, QVBoxLayout, QWidget
 
 from core.metrics import INSTANCE_RULE
 from traceeval_gui.app_state import AppState
-from traceeval_gui.models.edge_table import EDGE_ROLE, EdgeFilterProxyModel, EdgeTableModel
-from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge
+from traceeval_gui.models.edge_table import CALLEE_COLUMN, CALLER_COLUMN, COLUMNS, EDGE_ROLE, KINDS, \
+    EdgeFilterProxyModel, EdgeRow, EdgeSources, EdgeTableModel
+from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, EDGE_TINTS, MUTED_TEXT, \
     model_label
 
@@ -26,16 +28,23 @@ class EdgePanel(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)  # wraps instead of widening the pane
         self.summary.setToolTip(f"Per-program scores after normalisation; rule: {INSTANCE_RULE}")
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter edges by name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setMaximumWidth(220)
+        self.filter_edit.textChanged.connect(self.proxy.set_text)
         self.class_buttons: dict[str, QToolButton] = {}
         top = QHBoxLayout()
         top.setContentsMargins(8, 6, 8, 6)
         top.addWidget(self.summary, 1)
-        for kind in EDGE_CLASSES:
+        top.addWidget(self.filter_edit)
+        for kind in KINDS:
             button = QToolButton()
             button.setCheckable(True)
             button.setChecked(True)
-            button.setToolTip(f"{kind} {EDGE_LABELS[kind]}: {EDGE_DESCRIPTIONS[kind]}. Click to show or hide.")
-            button.setStyleSheet(_toggle_style(kind))
+            title = f"{kind} {EDGE_LABELS[kind]}" if kind else "Other edges"
+            button.setToolTip(f"{title}: {EDGE_DESCRIPTIONS[kind]}. Click to show or hide.")
+            button.setStyleSheet(toggle_style(kind))
             button.toggled.connect(self._on_class_button_toggled)
             self.class_buttons[kind] = button
             top.addWidget(button)
@@ -52,9 +61,10 @@ class EdgePanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for column in range(len(COLUMNS)):
+            stretch = column in (CALLER_COLUMN, CALLEE_COLUMN)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if stretch
+                                        else QHeaderView.ResizeMode.ResizeToContents)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         layout = QVBoxLayout(self)
@@ -66,6 +76,8 @@ class EdgePanel(QWidget):
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
+        state.compare_model_selected.connect(self._on_state_model_selected)
+        state.runs_changed.connect(self._on_state_runs_changed)
         self._refresh()
 
     def edges(self) -> list[ClassifiedEdge]:
@@ -87,6 +99,10 @@ class EdgePanel(QWidget):
     def _on_state_model_selected(self, _model: str) -> None:
         self._refresh()
 
+    def _on_state_runs_changed(self, key: str) -> None:
+        if key == self.state.instance_key:
+            self._refresh()
+
     def _on_state_edge_selected(self, edge: ClassifiedEdge | None) -> None:
         current = self.table.currentIndex().data(EDGE_ROLE)
         if edge == current:
@@ -102,6 +118,10 @@ class EdgePanel(QWidget):
         if edge is not None:
             self.state.select_edge(edge)
 
+    def focus_filter(self) -> None:
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
+
     def _on_class_button_toggled(self, checked: bool) -> None:
         kind = next(k for k, button in self.class_buttons.items() if button is self.sender())
         self.proxy.set_shown(kind, checked)
@@ -110,8 +130,8 @@ class EdgePanel(QWidget):
     def _refresh(self) -> None:
         detail = self.state.detail()
         model_row = self.state.model_row(self.state.model)
+        self._fill(detail)
         if detail is None or detail.diff is None:
-            self.model.set_edges([])
             self._set_counts(None)
             if not self.state.models:
                 self.summary.setText("No model results in this workspace: import some with "
@@ -123,24 +143,40 @@ class EdgePanel(QWidget):
                                      f"{html.escape(detail.instance.key)}: not scored (listed as missing in "
                                      f"the metrics).")
             return
-        placed = {name for edge in detail.edges for name in edge[1:] if detail.place(name) is not None}
-        self.model.set_edges(detail.edges, placed)
         if self.proxy.rowCount():
             self.select_row(0)  # like a diff tool: start at the first difference (mistakes sort first)
-        self._set_counts(detail.diff.counts)
+        self._set_counts(detail.diff.counts, sum(row.edge.kind == "" for row in self._rows(detail)))
         scores = detail.scores
         self.summary.setText(
             f"<b>{html.escape(model_label(model_row))}</b>&nbsp;&nbsp;"
             f"P {scores.precision:.1%} · R {scores.recall:.1%} · <b>F1 {scores.f1:.1%}</b>")
 
-    def _set_counts(self, counts) -> None:
+    def _fill(self, detail) -> None:
+        if detail is None:
+            self.model.set_rows([], EdgeSources())
+            return
+        overlay = detail.overlay
+        compare = self.state.compare_model
+        sources = EdgeSources(detail.model if detail.model in overlay.models else None,
+                              compare if compare in overlay.models and compare != detail.model else None,
+                              overlay.trace is not None)
+        rows = self._rows(detail)
+        placed = {name for row in rows for name in row.edge[1:] if detail.place(name) is not None}
+        self.model.set_rows(rows, sources, placed)
+
+    def _rows(self, detail) -> list[EdgeRow]:
+        evidence = detail.trace_evidence()
+        return [EdgeRow(detail.classify(e.caller, e.callee), e, evidence.get(e.edge), detail.verdicts.get(e.edge))
+                for e in detail.overlay.edges]
+
+    def _set_counts(self, counts, others: int = 0) -> None:
         for kind, button in self.class_buttons.items():
-            number = getattr(counts, kind.lower()) if counts is not None else 0
-            button.setText(f"{kind} {number}")
+            number = others if not kind else getattr(counts, kind.lower()) if counts is not None else 0
+            button.setText(f"{kind or 'Other'} {number}")
             button.setEnabled(counts is not None)
 
 
-def _toggle_style(kind: str) -> str:
+def toggle_style(kind: str) -> str:
     colour, tint = EDGE_COLOURS[kind], EDGE_TINTS[kind]
     return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
             f"padding: 2px 9px; margin-left: 4px; background: #fafafa; }}"
