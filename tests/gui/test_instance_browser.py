@@ -107,3 +107,22 @@ def test_scores_are_shown_right_after_the_split_and_reopening_keeps_that(window,
     assert window.browser.model.rowCount() == 15
     assert state.model == "illustrative-weak"  # kept across reopening
     assert state.instance_key == window.browser.shown_keys()[0]  # the first row is selected again
+
+
+def test_filters_by_repository_and_f1_range_of_the_current_model(window, state):
+    browser = window.browser
+    browser.repo_combo.setCurrentIndex(browser.repo_combo.findData("ledgerlite"))
+    assert browser.shown_keys() == ["python/ledgerlite_0001", "python/ledgerlite_0002"]
+    browser.repo_combo.setCurrentIndex(0)
+    state.select_model("illustrative-weak")
+    model = browser.model
+    expected = sorted(model.instance_at(r).key for r in range(model.rowCount())
+                      if (f1 := model.f1_at(r, "illustrative-weak")) is not None and 0.6 <= f1 <= 0.7)
+    browser.set_f1_range(60, 70)
+    assert sorted(browser.shown_keys()) == expected and 0 < len(expected) < 15
+    assert "python/ledgerlite_0002" not in browser.shown_keys()  # no result: hidden while narrowed
+    state.select_model("illustrative-strong")  # the range now applies to the other model
+    assert all(0.6 <= model.f1_at(model.row_of(k), "illustrative-strong") <= 0.7 for k in browser.shown_keys())
+    browser.f1_reset.click()
+    assert len(browser.shown_keys()) == 15
+    assert browser.select_key("python/ledgerlite_0002")  # selecting clears filters that hide it

@@ -79,6 +79,11 @@ class InstanceTableModel(QAbstractTableModel):
                 return row
         return None
 
+    def f1_at(self, row: int, model: str) -> float | None:
+        """The F1 of `model` on the program in view row `row` (None: no result or no such model)."""
+        names = [m.name for m in self._models]
+        return self._f1[names.index(model)][self._order[row]] if model in names else None
+
     def f1_column(self, model: str) -> int | None:
         names = [m.name for m in self._models]
         return len(BASE_COLUMNS) + names.index(model) if model in names else None
@@ -182,13 +187,16 @@ class InstanceTableModel(QAbstractTableModel):
 
 
 class InstanceFilterProxyModel(QSortFilterProxyModel):
-    """Filters rows by text (id or repository), language and split; sorting is the source's."""
+    """Filters rows by text (id or repository), language, split, repository and one model's F1
+    range; sorting is the source's."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._text = ""
         self._language: str | None = None
         self._split: str | None = None
+        self._repo: str | None = None
+        self._f1: tuple[str, float, float] | None = None  # model, low, high (fractions, inclusive)
 
     def set_text(self, text: str) -> None:
         change_row_filter(self, lambda: setattr(self, "_text", text.strip().lower()))
@@ -200,12 +208,33 @@ class InstanceFilterProxyModel(QSortFilterProxyModel):
         """`None` = every split; "" = programs no split file names."""
         change_row_filter(self, lambda: setattr(self, "_split", split))
 
+    def set_repo(self, repo: str | None) -> None:
+        change_row_filter(self, lambda: setattr(self, "_repo", repo))
+
+    def set_f1_range(self, model: str | None, low: float = 0.0, high: float = 1.0) -> None:
+        """Only programs whose F1 under `model` is in [low, high]; programs without a result are hidden.
+        `model=None` or the full range [0, 1] removes the filter."""
+        active = model is not None and (low > 0.0 or high < 1.0)
+        change_row_filter(self, lambda: setattr(self, "_f1", (model, low, high) if active else None))
+
+    @property
+    def f1_filtered(self) -> bool:
+        return self._f1 is not None
+
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
-        row = self.sourceModel().instance_at(source_row)
+        source = self.sourceModel()
+        row = source.instance_at(source_row)
         if self._language is not None and row.language != self._language:
             return False
         if self._split is not None and row.split != self._split:
             return False
+        if self._repo is not None and row.repo != self._repo:
+            return False
+        if self._f1 is not None:
+            model, low, high = self._f1
+            f1 = source.f1_at(source_row, model)
+            if f1 is None or not low - 1e-9 <= f1 <= high + 1e-9:
+                return False
         return not self._text or self._text in row.key.lower() or self._text in row.repo.lower()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

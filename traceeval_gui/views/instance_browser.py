@@ -1,10 +1,11 @@
-"""The instance browser: filter by text, language and split; sort by any column; pick a program."""
+"""The instance browser: filter by text, language, split, repository and F1 range; sort by any
+column; pick a program."""
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, \
-    QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleSpinBox, QHBoxLayout, QHeaderView, \
+    QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
 
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.app_state import AppState
@@ -41,6 +42,21 @@ class InstanceBrowserPanel(QWidget):
         self.split_combo = QComboBox()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
         self._fill_split_combo(set())
+        self.repo_combo = QComboBox()
+        self.repo_combo.setEditable(True)  # hundreds of repositories: type to find one
+        self.repo_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.repo_combo.setMinimumContentsLength(14)
+        self.repo_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.repo_combo.setToolTip("Only the programs of one repository")
+        self.repo_combo.currentIndexChanged.connect(self._on_repo_combo_changed)
+        self._fill_repo_combo([])
+        self.f1_low = self._percent_box("lowest F1 shown", 0.0)
+        self.f1_high = self._percent_box("highest F1 shown", 100.0)
+        self.f1_label = QLabel("F1")
+        self.f1_reset = QToolButton()
+        self.f1_reset.setText("×")
+        self.f1_reset.setToolTip("Show every F1 (programs without a result too)")
+        self.f1_reset.clicked.connect(self._on_f1_reset_clicked)
 
         self.table = QTableView()
         self.table.setModel(self.proxy)
@@ -73,10 +89,20 @@ class InstanceBrowserPanel(QWidget):
         filters.addWidget(self.filter_edit, 1)
         filters.addWidget(self.language_combo)
         filters.addWidget(self.split_combo)
+        more_filters = QHBoxLayout()
+        more_filters.setContentsMargins(0, 0, 0, 0)
+        more_filters.addWidget(self.repo_combo, 1)
+        more_filters.addSpacing(8)
+        more_filters.addWidget(self.f1_label)
+        more_filters.addWidget(self.f1_low)
+        more_filters.addWidget(QLabel("–"))
+        more_filters.addWidget(self.f1_high)
+        more_filters.addWidget(self.f1_reset)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 0, 4)
         layout.setSpacing(6)
         layout.addLayout(filters)
+        layout.addLayout(more_filters)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
         self.proxy.rowsInserted.connect(self._update_count)
@@ -114,6 +140,8 @@ class InstanceBrowserPanel(QWidget):
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
         self._fill_split_combo({row.split for row in opened.rows})
+        self._fill_repo_combo(sorted({row.repo for row in opened.rows}))
+        self._update_f1_filter()
         self._show_scores_early()
         self._fit_columns()
         if self.proxy.rowCount():
@@ -126,6 +154,7 @@ class InstanceBrowserPanel(QWidget):
 
     def _on_state_model_selected(self, model: str) -> None:
         self.model.set_current_model(model or None)
+        self._update_f1_filter()
 
     def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
@@ -143,11 +172,73 @@ class InstanceBrowserPanel(QWidget):
         self.proxy.set_split(self.split_combo.currentData())
         self._keep_current_visible()
 
+    def _on_repo_combo_changed(self, _index: int) -> None:
+        self.proxy.set_repo(self.repo_combo.currentData())
+        self._keep_current_visible()
+
+    def _on_f1_box_changed(self, _value: float) -> None:
+        self._update_f1_filter()
+        self._keep_current_visible()
+
+    def _on_f1_reset_clicked(self) -> None:
+        for box, value in ((self.f1_low, 0.0), (self.f1_high, 100.0)):
+            box.blockSignals(True)
+            box.setValue(value)
+            box.blockSignals(False)
+        self._update_f1_filter()
+
     def _on_find_shortcut_activated(self) -> None:
         self.filter_edit.setFocus()
         self.filter_edit.selectAll()
 
     # -- helpers --------------------------------------------------------------------------
+    def focus_filter(self) -> None:
+        self._on_find_shortcut_activated()
+
+    def set_f1_range(self, low: float, high: float) -> None:
+        """Show only programs whose F1 under the current model is within [low, high] percent."""
+        for box, value in ((self.f1_low, low), (self.f1_high, high)):
+            box.blockSignals(True)
+            box.setValue(value)
+            box.blockSignals(False)
+        self._update_f1_filter()
+
+    def _percent_box(self, what: str, value: float) -> QDoubleSpinBox:
+        box = QDoubleSpinBox()
+        box.setRange(0.0, 100.0)
+        box.setDecimals(0)
+        box.setSingleStep(10.0)
+        box.setSuffix(" %")
+        box.setValue(value)
+        box.setToolTip(f"The {what} for the current model (programs without a result are hidden "
+                       "while the range is narrowed)")
+        box.valueChanged.connect(self._on_f1_box_changed)
+        return box
+
+    def _update_f1_filter(self) -> None:
+        model = self.state.model
+        low, high = self.f1_low.value() / 100.0, self.f1_high.value() / 100.0
+        self.proxy.set_f1_range(model, min(low, high), max(low, high))
+        enabled = model is not None
+        for widget in (self.f1_low, self.f1_high, self.f1_label, self.f1_reset):
+            widget.setEnabled(enabled)
+        self.f1_label.setToolTip(f"F1 range of {model}" if model else "No model results: nothing to filter by")
+        self.f1_reset.setVisible(self.proxy.f1_filtered)
+
+    def _fill_repo_combo(self, repos: list[str]) -> None:
+        self.repo_combo.blockSignals(True)
+        self.repo_combo.clear()
+        self.repo_combo.addItem("All repositories", None)
+        for repo in repos:
+            self.repo_combo.addItem(repo, repo)
+        completer = QCompleter([self.repo_combo.itemText(i) for i in range(self.repo_combo.count())],
+                               self.repo_combo)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.repo_combo.setCompleter(completer)
+        self.repo_combo.blockSignals(False)
+        self.proxy.set_repo(None)
+
     def _fill_split_combo(self, splits: set[str]) -> None:
         self.split_combo.blockSignals(True)
         self.split_combo.clear()
@@ -158,16 +249,21 @@ class InstanceBrowserPanel(QWidget):
         self.proxy.set_split(None)
 
     def _reset_filters(self) -> None:
-        for widget in (self.filter_edit, self.language_combo, self.split_combo):
+        widgets = (self.filter_edit, self.language_combo, self.split_combo, self.repo_combo, self.f1_low, self.f1_high)
+        for widget in widgets:
             widget.blockSignals(True)
         self.filter_edit.clear()
-        self.language_combo.setCurrentIndex(0)
-        self.split_combo.setCurrentIndex(0)
-        for widget in (self.filter_edit, self.language_combo, self.split_combo):
+        for combo in (self.language_combo, self.split_combo, self.repo_combo):
+            combo.setCurrentIndex(0)
+        self.f1_low.setValue(0.0)
+        self.f1_high.setValue(100.0)
+        for widget in widgets:
             widget.blockSignals(False)
         self.proxy.set_text("")
         self.proxy.set_language(None)
         self.proxy.set_split(None)
+        self.proxy.set_repo(None)
+        self._update_f1_filter()
 
     def _keep_current_visible(self) -> None:
         current = self.table.currentIndex()
