@@ -1,6 +1,7 @@
 """The protocol every language tracer implements, and what the callers pass it."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -21,7 +22,11 @@ class ToolchainStatus:
 
 @dataclass(frozen=True)
 class TraceOptions:
+    """`cancel`: set it from another thread to kill a running program at once; the run then
+    ends with status killed and its partial edges (left out of equality and hashing)."""
+
     limits: Limits = field(default_factory=Limits)
+    cancel: threading.Event | None = field(default=None, compare=False)
 
 
 class Tracer(Protocol):

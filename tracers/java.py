@@ -131,7 +131,8 @@ class JavaTracer:
             argv = [str(jdk.java), *jvm_options(options.limits), f"-javaagent:{agent}={out / 'plan.tsv'}",
                     "-cp", str(classes), entry.replace("/", ".")]
             clock_phase = time.monotonic()
-            result = run_sandboxed(argv, program, env={LOG_ENV: str(log)}, writable=[out], limits=options.limits)
+            result = run_sandboxed(argv, program, env={LOG_ENV: str(log)}, writable=[out], limits=options.limits,
+                                   cancel=options.cancel)
             timings["run"] = time.monotonic() - clock_phase
             raw = read_log(log)
 

@@ -106,7 +106,8 @@ class JavaScriptTracer:
                     entry]
             env = {LOG_ENV: str(log), ROOT_ENV: str(copy),
                    CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files))}
-            result = run_sandboxed(argv, copy, env=env, writable=[out], limits=options.limits)
+            result = run_sandboxed(argv, copy, env=env, writable=[out], limits=options.limits,
+                                   cancel=options.cancel)
             timings["run"] = result.duration_s
             raw = read_log(log)
         compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in raw.warnings if w.startswith(COMPILE_ERROR_MARK)]

@@ -98,7 +98,7 @@ class PythonTracer:
             log = out / LOG_NAME
             argv = [sys.executable, "-I", "-B", RUN_SCRIPT, str(copy), instance.entry_point, self.active_backend]
             result = run_sandboxed(argv, copy, env={tracelog.LOG_ENV: str(log)}, writable=[out],
-                                   limits=options.limits)
+                                   limits=options.limits, cancel=options.cancel)
             raw = tracelog.read_log(log)
         timings["run"] = time.perf_counter() - clock
         clock = time.perf_counter()

@@ -2,7 +2,8 @@
 
 One runner for every tracer. The program always runs on a temporary copy of its folder
 (`program_copy`), with:
-- a wall-clock timeout, then the whole process tree is killed;
+- a wall-clock timeout, then the whole process tree is killed (killed at once, too, when the
+  caller sets its cancel event);
 - resource limits: CPU seconds, data memory, file size, and a process/thread budget
   (a pids cgroup when one can be created, else RLIMIT_NPROC, which the kernel ignores for root);
 - a scrubbed environment built from scratch: nothing of ours (API keys, tokens) reaches it;
@@ -55,6 +56,7 @@ class SandboxResult:
     stdout: str  # head + tail of the stream when it was long
     stderr: str
     isolation: str  # human description of what isolated the run
+    cancelled: bool = False  # the caller's cancel event stopped it (the tree was killed: see `signal`)
 
     @property
     def limit_reason(self) -> str | None:
@@ -126,11 +128,14 @@ def scrubbed_environment(extra: Mapping[str, str], home: Path) -> dict[str, str]
 
 
 def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {},
-                  writable: Sequence[Path] = (), limits: Limits = Limits()) -> SandboxResult:
+                  writable: Sequence[Path] = (), limits: Limits = Limits(),
+                  cancel: threading.Event | None = None) -> SandboxResult:
     """Run `argv` in `cwd` (the program copy, always writable) under `limits`.
 
     `env` is added to the scrubbed environment; `writable` are more folders the child may
-    write (the tracer's output folder). Returns when the whole process tree is gone.
+    write (the tracer's output folder). Setting `cancel` kills the whole process tree within
+    a few hundredths of a second (the result says `cancelled`). Returns when the whole process
+    tree is gone.
     """
     full_env = scrubbed_environment(env, cwd)
     bwrap = bwrap_path()
@@ -149,11 +154,14 @@ def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {}
     budget = _OutputBudget(limits.output_bytes)
     out = _StreamTail(process.stdout, limits.tail_bytes, budget)
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
-    timed_out = False
+    timed_out = cancelled = False
     try:
         deadline = started + limits.wall_s
         while process.poll() is None:
             if budget.exceeded.is_set():
+                break
+            if cancel is not None and cancel.is_set():
+                cancelled = True
                 break
             if time.monotonic() >= deadline:
                 timed_out = True
@@ -174,7 +182,8 @@ def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {}
     return SandboxResult(
         exit_code=code, signal=signal_number,
         timed_out=timed_out, output_limited=budget.exceeded.is_set(), process_limited=process_limited,
-        duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation)
+        duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation,
+        cancelled=cancelled)
 
 
 def _bwrap_options(argv: Sequence[str], cwd: Path, writable: Sequence[Path]) -> list[str]:
