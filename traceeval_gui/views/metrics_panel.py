@@ -1,37 +1,107 @@
-"""The paper table for the open workspace: P / R / F1 per language (micro) and their average."""
+"""The metrics panel: the paper table (P / R / F1 per language, micro, and their average) for a
+split and a choice of normalisation modes, and the selected program's scores under every model.
+
+Changing the split or a mode re-scores in a background job (`ScoreModesJob`); the latest request
+wins and the results of older ones are kept for later but not shown. Tables and per-program
+counts are remembered per (modes, split), so switching back is instant.
+"""
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QTextBrowser, QToolButton, QVBoxLayout, \
-    QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from core.errors import UsageError
+from core.metrics import INSTANCE_RULE, Counts
 from core.model import LANGUAGE_TITLES
+from core.normalise import MODES
+from core.plot_data import ProgramScore, program_scores
 from core.scoring import ScoreTable, Selection
-from core.tables import DAGGER, METRIC_LABELS, describe_selection, footnotes, render_table
+from core.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, footnotes, render_table
+from core.workspace import InstanceRow
 from traceeval_gui.app_state import AppState
-from traceeval_gui.jobs import ScoreTableJob
+from traceeval_gui.metrics_jobs import ModeScores, ScoreModesJob
 from traceeval_gui.views.style import MUTED_TEXT
 
 SPLIT_CHOICES = (("test", "Test split"), ("train", "Train split"), (None, "All splits"))
 COPY_FORMATS = (("md", "Markdown"), ("latex", "LaTeX"), ("csv", "CSV"), ("text", "Plain text"))
+# What File > Export offers: format -> (title, file suffix).
+EXPORT_FORMATS = {"csv": ("CSV", ".csv"), "md": ("Markdown", ".md"), "latex": ("LaTeX", ".tex"),
+                  "text": ("Plain text", ".txt"), "json": ("JSON", ".json")}
 HEADER_BACKGROUND = "#f1f3f4"
+PAPER_MODES = frozenset(MODES)
+MODE_TOOLTIPS = {
+    "init": "<b>init</b> (rewrite): strip a constructor suffix so a class and its constructor match: "
+            "Python <tt>.__init__</tt> / <tt>.__new__</tt>, JavaScript <tt>.constructor</tt>, Java everything "
+            "from <tt>:&lt;init&gt;</tt> or <tt>:&lt;clinit&gt;</tt> on (overloaded constructors become one node).",
+    "nested_class": "<b>nested_class</b> (rewrite, Java): <tt>a.b.Outer.Inner:m()</tt> and "
+                    "<tt>a.b.Outer$Inner:m()</tt> both become <tt>a.b.Inner:m()</tt>, keeping only the "
+                    "innermost capitalised type.",
+    "stdlib": "<b>stdlib</b> (drop): drop every edge with a standard-library end: Python builtins, "
+              "standard-library modules and built-in type methods (<tt>list.append</tt>); JavaScript globals, "
+              "<tt>prototype</tt> members and Node core modules; Java <tt>java.</tt> / <tt>javax.</tt> / "
+              "<tt>jdk.</tt> / <tt>sun.</tt> packages and bare JDK classes (<tt>String:length</tt>).",
+}
+MODES_TOOLTIP = ("Name normalisation, applied the same way to the ground truth and every prediction "
+                 "(rewrites first, then drops). All three on is the paper's setting.")
+PROGRAM_COLUMNS = ("Model", "P", "R", "F1", "TP", "FP", "FN")
+PROGRAM_ROLE = Qt.ItemDataRole.UserRole  # every cell of a row carries its ProgramScore
 
 
 class MetricsPanel(QWidget):
     table_changed = Signal()  # a new table is shown
+    counts_changed = Signal()  # `counts` holds per-program counts for other modes (or another dataset)
+    split_changed = Signal(object)  # the chosen split (None = all splits)
+    scoring_changed = Signal(bool)  # a re-score started (True) or its result arrived / failed (False)
     copied = Signal(str)  # what was put on the clipboard, for the status bar
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.table: ScoreTable | None = None
-        self._pending: ScoreTableJob | None = None  # the latest request; older results are dropped
+        self.counts: dict[str, dict[str, Counts]] | None = None  # model -> key -> counts, with `counts_modes`
+        self.counts_modes: frozenset[str] | None = None
+        self.program: tuple[ProgramScore, ...] = ()  # the selected program under every model
+        self._tables: dict[tuple[frozenset[str], str | None], ScoreTable] = {}
+        self._counts: dict[frozenset[str], dict[str, dict[str, Counts]]] = {}
+        self._pending: ScoreModesJob | None = None  # the latest request; older results are not shown
+        self._rows: dict[str, InstanceRow] = {}
+        self._build()
+        state.dataset_opened.connect(self._on_state_dataset_opened)
+        state.instance_selected.connect(self._on_state_instance_selected)
+        self._show(None)
+        self._show_program()
+
+    def _build(self) -> None:
         self.split_combo = QComboBox()
         self.split_combo.setToolTip("Which programs are scored")
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
+        modes_label = QLabel("Normalisation:")
+        modes_label.setToolTip(MODES_TOOLTIP)
+        self.mode_boxes: dict[str, QCheckBox] = {}
+        for mode in MODES:
+            box = QCheckBox(mode)
+            box.setChecked(True)
+            box.setToolTip(f"{MODE_TOOLTIPS[mode]}<br><br>{MODES_TOOLTIP}")
+            box.toggled.connect(self._on_mode_box_toggled)
+            self.mode_boxes[mode] = box
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy table as")
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -46,8 +116,55 @@ class MetricsPanel(QWidget):
         top.setContentsMargins(8, 6, 8, 6)
         top.addWidget(QLabel("Programs:"))
         top.addWidget(self.split_combo)
+        top.addSpacing(16)
+        top.addWidget(modes_label)
+        for box in self.mode_boxes.values():
+            top.addWidget(box)
+        top.addSpacing(8)
         top.addWidget(self.status, 1)
         top.addWidget(self.copy_button)
+
+        self.program_title = QLabel()
+        self.program_title.setTextFormat(Qt.TextFormat.RichText)
+        self.program_table = QTableWidget(0, len(PROGRAM_COLUMNS))
+        self.program_table.setHorizontalHeaderLabels(PROGRAM_COLUMNS)
+        self.program_table.verticalHeader().hide()
+        self.program_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.program_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.program_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.program_table.setShowGrid(False)
+        self.program_table.setAlternatingRowColors(True)
+        self.program_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        header = self.program_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        header.setMinimumSectionSize(46)
+        header.setHighlightSections(False)
+        for column, tip in enumerate(("", "Precision of this program", "Recall of this program",
+                                      "F1 of this program", "True positives: predicted edges in the ground truth",
+                                      "False positives: predicted edges not in the ground truth",
+                                      "False negatives: ground-truth edges not predicted")):
+            if tip:
+                self.program_table.horizontalHeaderItem(column).setToolTip(
+                    f"{tip}, after normalisation with the chosen modes.<br>Per-program rule: {INSTANCE_RULE}.")
+        self.program_table.horizontalHeaderItem(0).setTextAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.program_note = QLabel(f"Per-program scores use their own rule: {INSTANCE_RULE}.\n"
+                                   "The table below uses the paper's: counts summed per language, "
+                                   "then averaged over languages.")
+        self.program_note.setWordWrap(True)
+        self.program_note.setStyleSheet(f"color: {MUTED_TEXT};")
+        self.program_note.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        program_row = QHBoxLayout()
+        program_row.setContentsMargins(8, 0, 8, 4)
+        program_row.addWidget(self.program_table)
+        program_row.addSpacing(12)
+        program_row.addWidget(self.program_note, 1)
+        title_row = QHBoxLayout()
+        title_row.setContentsMargins(8, 2, 8, 2)
+        title_row.addWidget(self.program_title)
+
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
@@ -55,13 +172,64 @@ class MetricsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(top)
+        layout.addLayout(title_row)
+        layout.addLayout(program_row)
         layout.addWidget(self.browser, 1)
-        state.dataset_opened.connect(self._on_state_dataset_opened)
-        self._show(None)
+
+    # -- public ---------------------------------------------------------------------------
+    def modes(self) -> frozenset[str]:
+        """The normalisation modes chosen with the toggles."""
+        return frozenset(mode for mode, box in self.mode_boxes.items() if box.isChecked())
+
+    def set_modes(self, modes) -> None:
+        """Check exactly `modes` (re-scores once, not once per toggle)."""
+        modes = frozenset(modes)
+        unknown = modes - PAPER_MODES
+        if unknown:
+            raise ValueError(f"unknown normalisation mode {min(unknown)!r}")
+        for mode, box in self.mode_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(mode in modes)
+            box.blockSignals(False)
+        self._on_mode_box_toggled(True)
+
+    def split(self) -> str | None:
+        return self.split_combo.currentData()
+
+    def set_split(self, split: str | None) -> None:
+        index = self.split_combo.findData(split)
+        if index >= 0:
+            self.split_combo.setCurrentIndex(index)
+
+    def is_scoring(self) -> bool:
+        return self._pending is not None
+
+    def export_table(self, path: str | Path, fmt: str) -> Path:
+        """Write the table shown (the chosen split and modes) as `fmt` (csv, md, latex, text, json).
+
+        Raises UsageError while there is no table or the chosen modes are still being scored
+        (the table shown would not be the one asked for), OSError when the file cannot be written.
+        """
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        if self.table is None:
+            raise UsageError("no metrics table to export: open a dataset first")
+        if self.is_scoring() or (self.table.modes, self.table.selection.split) != (self.modes(), self.split()):
+            raise UsageError("the metrics table is still being scored with the chosen normalisation; "
+                             "export it when the new table is shown")
+        path = Path(path)
+        path.write_text(render_table(self.table, fmt), encoding="utf-8", newline="")
+        return path
 
     # -- slots ----------------------------------------------------------------------------
     def _on_state_dataset_opened(self) -> None:
         opened = self.state.opened
+        if self._pending is not None:
+            self._pending.cancel()
+            self._set_pending(None)
+        self._rows = {r.key: r for r in opened.rows}
+        self._tables = {(opened.table.modes, opened.table.selection.split): opened.table}
+        self._counts = {PAPER_MODES: opened.counts}
         splits = self.state.workspace.split_names() if self.state.workspace else set()
         self.split_combo.blockSignals(True)
         self.split_combo.clear()
@@ -70,29 +238,45 @@ class MetricsPanel(QWidget):
                 self.split_combo.addItem(title, split)
         self.split_combo.setCurrentIndex(max(0, self.split_combo.findData(opened.default_split)))
         self.split_combo.blockSignals(False)
+        self.counts = self.counts_modes = None
         self._show(opened.table)
+        self._adopt_counts(PAPER_MODES)
+        self.split_changed.emit(self.split())
+        self._request()
+
+    def _on_state_instance_selected(self, _key: str) -> None:
+        self._show_program()
 
     def _on_split_combo_changed(self, _index: int) -> None:
         if self.state.opened is None:
             return
-        selection = Selection(split=self.split_combo.currentData())
-        if self._pending is not None:
-            self._pending.cancel()
-        job = ScoreTableJob(self.state.opened.workspace_path, selection)
-        job.signals.finished.connect(self._on_score_job_finished)
-        job.signals.failed.connect(self._on_score_job_failed)
-        self._pending = job
-        self.status.setText("scoring…")
-        self.state.jobs.start(job)
+        self.split_changed.emit(self.split())
+        self._request()
 
-    def _on_score_job_finished(self, table: ScoreTable) -> None:
-        if table.selection.split != self.split_combo.currentData():
-            return  # an older request
-        self._pending = None
-        self._show(table)
+    def _on_mode_box_toggled(self, _checked: bool) -> None:
+        if self.state.opened is None:
+            return
+        self._show_program()
+        self._request()
+
+    def _on_score_job_progressed(self, done: int, total: int, message: str) -> None:
+        if self._pending is not None and self.sender() is self._pending.signals:
+            self.status.setText(f"{self._scoring_text()}: {message} ({done + 1}/{total})…")
+
+    def _on_score_job_finished(self, result: ModeScores) -> None:
+        request = (result.modes, result.selection.split)
+        self._tables[request] = result.table
+        if result.counts is not None:
+            self._counts[result.modes] = result.counts
+        if self._pending is not None and (self._pending.modes, self._pending.selection.split) == request:
+            self._set_pending(None)
+        if request == (self.modes(), self.split()):
+            self._request()  # adopts what is now known (older requests are kept, not shown)
 
     def _on_score_job_failed(self, message: str) -> None:
-        self._pending = None
+        if self._pending is None or self.sender() is not self._pending.signals:
+            return  # an older request
+        self._set_pending(None)
         self.status.setText(f"⚠ {message}")
 
     def _on_copy_menu_triggered(self, action) -> None:
@@ -102,6 +286,51 @@ class MetricsPanel(QWidget):
         QGuiApplication.clipboard().setText(render_table(self.table, fmt))
         self.copied.emit(f"Copied the metrics table as {action.text()}")
 
+    # -- scoring --------------------------------------------------------------------------
+    def _request(self) -> None:
+        """Show the table and counts for the chosen split and modes, scoring what is not known yet."""
+        opened = self.state.opened
+        if opened is None:
+            return
+        modes, split = self.modes(), self.split()
+        table, counts = self._tables.get((modes, split)), self._counts.get(modes)
+        if self._pending is not None:
+            if (self._pending.modes, self._pending.selection.split) == (modes, split):
+                return  # already on its way
+            self._pending.cancel()
+        if counts is not None:
+            self._adopt_counts(modes)
+        if table is not None and counts is not None:
+            self._set_pending(None)
+            if table is not self.table:
+                self._show(table)
+            self.status.setText("")
+            return
+        job = ScoreModesJob(opened.workspace_path, Selection(split=split), modes, with_counts=counts is None)
+        job.signals.progressed.connect(self._on_score_job_progressed)
+        job.signals.finished.connect(self._on_score_job_finished)
+        job.signals.failed.connect(self._on_score_job_failed)
+        self._set_pending(job)
+        self.status.setText(f"{self._scoring_text()}…")
+        self.state.jobs.start(job)
+
+    def _set_pending(self, job: ScoreModesJob | None) -> None:
+        busy = self._pending is not None
+        self._pending = job
+        if busy != (job is not None):
+            self.scoring_changed.emit(job is not None)
+
+    def _scoring_text(self) -> str:
+        modes = self.modes()
+        return "scoring" if modes == PAPER_MODES else f"scoring with {', '.join(sorted(modes)) or 'no normalisation'}"
+
+    def _adopt_counts(self, modes: frozenset[str]) -> None:
+        if self.counts_modes == modes and self.counts is self._counts[modes]:
+            return
+        self.counts, self.counts_modes = self._counts[modes], modes
+        self._show_program()
+        self.counts_changed.emit()
+
     # -- rendering ------------------------------------------------------------------------
     def _show(self, table: ScoreTable | None) -> None:
         self.table = table
@@ -110,6 +339,51 @@ class MetricsPanel(QWidget):
         self.browser.setHtml(table_html(table) if table is not None else
                              f"<p style='color:{MUTED_TEXT}'>Open a dataset to see its scores.</p>")
         self.table_changed.emit()
+
+    def _show_program(self) -> None:
+        """The selected program under every model, with the chosen modes (once they are scored)."""
+        key = self.state.instance_key
+        row = self._rows.get(key) if self.state.opened is not None and key else None
+        current = self.counts is not None and self.counts_modes == self.modes()
+        self.program = program_scores(key, self.state.models, self.counts) if row is not None and current else ()
+        if row is None:
+            self.program_title.setText(f"<span style='color:{MUTED_TEXT}'>This program: none selected</span>")
+        else:
+            where = f"{LANGUAGE_TITLES[row.language]}, {row.split or 'no split'}"
+            waiting = "" if current else f" <span style='color:{MUTED_TEXT}'>(scoring with the chosen modes…)</span>"
+            self.program_title.setText(f"This program: <b>{html.escape(row.id)}</b> "
+                                       f"<span style='color:{MUTED_TEXT}'>({where})</span>{waiting}")
+        table = self.program_table
+        table.setRowCount(len(self.program))
+        for index, score in enumerate(self.program):
+            label = score.model + (f" {DAGGER}" if score.illustrative else "")
+            if score.counts is None:
+                cells = [label, "–", "–", "–", "–", "–", "–"]
+            else:
+                s, c = score.scores, score.counts
+                cells = [label, *(f"{v * 100:.1f}" for v in (s.precision, s.recall, s.f1)),
+                         str(c.tp), str(c.fp), str(c.fn)]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(PROGRAM_ROLE, score)
+                if column:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if score.counts is None:
+                    item.setForeground(QColor(MUTED_TEXT))
+                    item.setToolTip("No result for this program: not scored")
+                table.setItem(index, column, item)
+        self._fit_program_table()
+
+    def _fit_program_table(self) -> None:
+        table = self.program_table
+        table.setVisible(table.rowCount() > 0)
+        self.program_note.setVisible(table.rowCount() > 0)
+        shown = min(table.rowCount(), 6)
+        height = table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(shown)) + \
+            2 * table.frameWidth()
+        table.setFixedHeight(height)
+        table.setFixedWidth(table.horizontalHeader().length() + 2 * table.frameWidth() +
+                            (table.verticalScrollBar().sizeHint().width() if table.rowCount() > shown else 0))
 
 
 def table_html(table: ScoreTable) -> str:
@@ -135,7 +409,9 @@ def table_html(table: ScoreTable) -> str:
                     "No models: import results first (traceeval import-results).</td></tr>")
     notes = "".join(f"<p style='margin:2px 0; color:{MUTED_TEXT}'>{html.escape(note)}</p>"
                     for note in footnotes(table))
-    return (f"<p style='margin:4px 0 8px 0'>{html.escape(describe_selection(table))}</p>"
+    setting = "" if table.modes == PAPER_MODES else \
+        " <span style='color:#b26a00'>(not the paper's setting, which has all three modes on)</span>"
+    return (f"<p style='margin:4px 0 8px 0'>{html.escape(describe_selection(table))}{setting}</p>"
             f"<table cellspacing='0' cellpadding='5' width='100%'>"
             f"<tr bgcolor='{HEADER_BACKGROUND}'><th rowspan='2' align='left'>Model</th>{head1}</tr>"
             f"<tr bgcolor='{HEADER_BACKGROUND}'>{head2}</tr>{''.join(body)}</table>"
