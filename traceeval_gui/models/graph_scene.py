@@ -1,0 +1,224 @@
+"""What the graph view draws, prepared once per layout: edge polylines, filters and short labels.
+
+Everything here is numpy and plain Python (no Qt), so it is cheap to test. One `GraphScene`
+holds the layout of the union of the truth, every model and the trace of an instance, plus the
+polyline of every edge of that union. View modes, hidden classes and filters only choose which
+polylines are drawn; nothing here ever moves a node.
+
+Edges are straight lines from caller to callee when the callee lies to the right (the normal
+case in the left-to-right layout). Back edges (the ones the layout reversed to break cycles,
+and edges within one layer) are cubic curves bowing to the left of their direction, so a
+back edge never hides under the forward edge of a two-cycle; self-loops are small loops under
+the node.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.graph_layout import NODE_GAP, GraphLayout
+from core.model import Edge
+
+CURVE_POINTS = 13  # samples of a back edge or a self-loop (12 segments)
+LOOP_SIZE = NODE_GAP * 0.42  # scene units: how far a self-loop reaches under its node
+# Classes where the thing drawn is right: "Errors only" hides them.
+CORRECT_CLASSES = frozenset({"TP", "both_right", "agrees", "truth"})
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Line segments of some drawn edges, for hit tests: segment i runs a[i] -> b[i] of edges[owner[i]]."""
+
+    a: np.ndarray  # (m, 2)
+    b: np.ndarray  # (m, 2)
+    owner: np.ndarray  # (m,) index into EdgeGeometry.edges
+
+
+@dataclass(frozen=True)
+class Polylines:
+    """Line segments as point pairs for `arrayToQPath(x, y, connect="pairs")`, and where the arrowheads go.
+
+    Curves are drawn as separate segments too: Qt strokes a path of independent antialiased
+    segments tens of times faster than the same segments joined into polylines.
+    """
+
+    points: np.ndarray  # (2 * segments, 2): start, end, start, end, ...
+    tails: np.ndarray  # (e, 2): a point on the approach to each callee
+    tips: np.ndarray  # (e, 2): the callee's centre
+    owners: np.ndarray  # (e,) edge indices, in the order of tails / tips
+
+
+@dataclass
+class EdgeGeometry:
+    """The polyline of every edge of a layout, straight edges and curves kept in separate arrays."""
+
+    edges: tuple[Edge, ...]
+    index: dict[Edge, int]
+    line_ids: np.ndarray  # (s,) edge indices of straight edges
+    lines: np.ndarray  # (s, 2, 2)
+    curve_ids: np.ndarray  # (c,) edge indices of curves (back edges, same-layer edges, self-loops)
+    curves: np.ndarray  # (c, CURVE_POINTS, 2)
+    curved: np.ndarray = field(init=False)  # (e,) bool
+
+    def __post_init__(self) -> None:
+        self.curved = np.zeros(len(self.edges), dtype=bool)
+        self.curved[self.curve_ids] = True
+
+    @classmethod
+    def build(cls, layout: GraphLayout, edges: Iterable[Edge]) -> EdgeGeometry:
+        index_of = {name: i for i, name in enumerate(layout.nodes)}
+        kept = tuple(e for e in dict.fromkeys(edges) if e[0] in index_of and e[1] in index_of)
+        count = len(kept)
+        src = np.fromiter((index_of[a] for a, _ in kept), dtype=np.int64, count=count)
+        dst = np.fromiter((index_of[b] for _, b in kept), dtype=np.int64, count=count)
+        p0 = layout.positions[src].reshape(-1, 2)
+        p1 = layout.positions[dst].reshape(-1, 2)
+        reversed_edges = layout.reversed_edges
+        back = np.fromiter((e in reversed_edges for e in kept), dtype=bool, count=count)
+        back |= p1[:, 0] <= p0[:, 0]  # same-layer edges and self-loops curve too
+        line_ids = np.flatnonzero(~back)
+        curve_ids = np.flatnonzero(back)
+        lines = np.stack([p0[line_ids], p1[line_ids]], axis=1)
+        curves = _curves(p0[curve_ids], p1[curve_ids])
+        return cls(kept, {e: i for i, e in enumerate(kept)}, line_ids, lines, curve_ids, curves)
+
+    def mask(self, edges: Iterable[Edge]) -> np.ndarray:
+        chosen = np.zeros(len(self.edges), dtype=bool)
+        ids = [self.index[e] for e in edges if e in self.index]
+        chosen[ids] = True
+        return chosen
+
+    def polylines(self, chosen: np.ndarray) -> Polylines:
+        """The drawing of the edges where `chosen` (a bool mask over `edges`) is set."""
+        line_sel = chosen[self.line_ids]
+        curve_sel = chosen[self.curve_ids]
+        lines = self.lines[line_sel]
+        curves = self.curves[curve_sel]
+        curve_pairs = np.stack([curves[:, :-1], curves[:, 1:]], axis=2)  # (c, k - 1, 2, 2)
+        points = np.concatenate([lines.reshape(-1, 2), curve_pairs.reshape(-1, 2)])
+        tails = np.concatenate([lines[:, 0], curves[:, -3]])
+        tips = np.concatenate([lines[:, 1], curves[:, -1]])
+        owners = np.concatenate([self.line_ids[line_sel], self.curve_ids[curve_sel]])
+        return Polylines(points, tails, tips, owners)
+
+    def segments(self, chosen: np.ndarray) -> Segments:
+        line_sel = chosen[self.line_ids]
+        curve_sel = chosen[self.curve_ids]
+        lines = self.lines[line_sel]
+        curves = self.curves[curve_sel]
+        a = np.concatenate([lines[:, 0], curves[:, :-1].reshape(-1, 2)])
+        b = np.concatenate([lines[:, 1], curves[:, 1:].reshape(-1, 2)])
+        owner = np.concatenate([self.line_ids[line_sel], np.repeat(self.curve_ids[curve_sel], CURVE_POINTS - 1)])
+        return Segments(a, b, owner)
+
+
+def _curves(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
+    """Cubic Bézier samples from p0 to p1 bowing to the left of the direction of travel; loops when p0 == p1."""
+    t = np.linspace(0.0, 1.0, CURVE_POINTS)[None, :, None]
+    d = p1 - p0
+    length = np.hypot(d[:, 0], d[:, 1])
+    loop = length < 1e-9
+    safe = np.where(loop, 1.0, length)
+    normal = np.stack([d[:, 1], -d[:, 0]], axis=1) / safe[:, None]  # left of travel with y down
+    bow = np.clip(0.22 * length, NODE_GAP * 0.6, NODE_GAP * 3.0)[:, None]
+    c1 = p0 + d / 3.0 + normal * bow
+    c2 = p0 + 2.0 * d / 3.0 + normal * bow
+    # self-loops: out to the lower right, back from the lower left
+    c1[loop] = p0[loop] + np.array([LOOP_SIZE, LOOP_SIZE * 1.6])
+    c2[loop] = p0[loop] + np.array([-LOOP_SIZE, LOOP_SIZE * 1.6])
+    u = 1.0 - t
+    return (u ** 3) * p0[:, None] + 3 * (u ** 2) * t * c1[:, None] + 3 * u * (t ** 2) * c2[:, None] + (t ** 3) * p1[:, None]
+
+
+# -- filters --------------------------------------------------------------------------------------
+def shown_edges(classes: Mapping[Edge, str], hidden: Iterable[str] = (), errors_only: bool = False) -> dict[Edge, str]:
+    """The classified edges left after hiding classes (and every correct class with `errors_only`)."""
+    off = set(hidden) | (CORRECT_CLASSES if errors_only else set())
+    return {edge: cls for edge, cls in classes.items() if cls not in off}
+
+
+def hop_nodes(edges: Iterable[Edge], centres: Iterable[str], hops: int) -> set[str]:
+    """Nodes within `hops` steps of any centre, following edges both ways (an undirected ego graph)."""
+    neighbours: dict[str, set[str]] = {}
+    for caller, callee in edges:
+        neighbours.setdefault(caller, set()).add(callee)
+        neighbours.setdefault(callee, set()).add(caller)
+    seen = {c: 0 for c in centres}
+    queue = deque(seen)
+    while queue:
+        node = queue.popleft()
+        depth = seen[node]
+        if depth >= hops:
+            continue
+        for other in neighbours.get(node, ()):
+            if other not in seen:
+                seen[other] = depth + 1
+                queue.append(other)
+    return set(seen)
+
+
+# -- labels ---------------------------------------------------------------------------------------
+def short_name(name: str) -> str:
+    """A node's label: `Class.method` for Python / JavaScript, `Class:method(Type)` for Java."""
+    head, colon, tail = name.partition(":")
+    if colon:  # Java: pkg.Class:method(pkg.Type,java.lang.String)
+        method, paren, params = tail.partition("(")
+        cls = head.rsplit(".", 1)[-1]
+        if paren:
+            types = [p.rsplit(".", 1)[-1] for p in params.rstrip(")").split(",") if p]
+            return f"{cls}:{method}({','.join(types)})"
+        return f"{cls}:{method}"
+    parts = name.split(".")
+    return ".".join(parts[-2:]) if len(parts) >= 3 else parts[-1]
+
+
+def short_names(names: Iterable[str]) -> list[str]:
+    """`short_name` of each name; where several collide, the shortest longer form that tells them apart."""
+    names = list(names)
+    labels = [short_name(n) for n in names]
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(label, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        forms = [_longer_forms(names[i]) for i in members]
+        for depth in range(max(len(f) for f in forms)):
+            chosen = [f[min(depth, len(f) - 1)] for f in forms]
+            if len(set(chosen)) == len(chosen):
+                break
+        for i, label in zip(members, chosen):
+            labels[i] = label
+    return labels
+
+
+def _longer_forms(name: str) -> list[str]:
+    """Ever longer labels for a name, ending with the name itself.
+
+    Java: the parameter types in full first (models often spell them differently), then the class's
+    packages one by one. Dotted names: one more leading segment at a time."""
+    head, colon, tail = name.partition(":")
+    if colon:
+        parts = head.split(".")
+        simple = short_name(name).partition(":")[2]
+        forms = [f"{parts[-1]}:{tail}"]
+        forms += [f"{'.'.join(parts[-k:])}:{simple}" for k in range(2, len(parts) + 1)]
+        return [*forms, name]
+    parts = name.split(".")
+    return [".".join(parts[-k:]) for k in range(min(2, len(parts)), len(parts) + 1)]
+
+
+def pick_labels(positions: np.ndarray, shown: np.ndarray, rect: tuple[float, float, float, float],
+                priority: np.ndarray, limit: int) -> np.ndarray:
+    """Indices of the nodes to label: shown, inside `rect` (x0, y0, x1, y1), highest priority first."""
+    x0, y0, x1, y1 = rect
+    inside = shown & (positions[:, 0] >= x0) & (positions[:, 0] <= x1) & \
+        (positions[:, 1] >= y0) & (positions[:, 1] <= y1)
+    candidates = np.flatnonzero(inside)
+    if candidates.size > limit:
+        order = np.argsort(-priority[candidates], kind="stable")
+        candidates = np.sort(candidates[order[:limit]])
+    return candidates
