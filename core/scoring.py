@@ -107,6 +107,9 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
     cached = ws.cached_counts(model, key)
     languages = {r.key: r.language for r in rows}
     missing_keys = [k for k in languages if k not in cached]
+    if missing_keys:  # programs never answered stay uncached: check for answers before reading any
+        answered = ws.predicted_keys(model)
+        missing_keys = [k for k in missing_keys if k in answered]
     if missing_keys:
         predictions = ws.prediction_mappings(model)
         todo = [k for k in missing_keys if k in predictions]

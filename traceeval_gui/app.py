@@ -1,8 +1,9 @@
 """`traceeval-gui`: the TraceEval Studio workbench window.
 
-With `--screenshot OUT.png` the window is rendered off screen at 1400x900 once the dataset is
-open, saved, and the program exits (0 on success, 2 when the dataset, instance or model
-cannot be found).
+Without a dataset it reopens the last one (workspace, layout and selection), or the bundled
+demo on a first start. With `--screenshot OUT.png` the window is rendered off screen at
+1400x900 once the dataset is open, saved, and the program exits (0 on success, 2 when the
+dataset, instance or model cannot be found); it never reads or writes the saved session.
 """
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from core.overlay import VIEW_MODES
+
 APP_NAME = "traceeval-gui"
+TABS = ("edges", "compare", "metrics", "plots", "tracer")  # the window's bottom tabs
 SCREENSHOT_SIZE = (1400, 900)
 
 
@@ -20,13 +24,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=APP_NAME, description="TraceEval Studio: inspect TraceEval "
                                      "call-graph benchmark programs, predictions and scores.")
     parser.add_argument("dataset", metavar="DATASET", nargs="?",
-                        help="dataset folder (default: the bundled demo dataset with its illustrative results)")
+                        help="dataset folder (default: the last one opened, or the bundled demo dataset with its "
+                        "illustrative results)")
     parser.add_argument("--workspace", metavar="FILE", help="workspace database (default: one per dataset in "
                         "the user data folder, or $TRACEEVAL_WORKSPACE_DIR)")
     parser.add_argument("--splits", metavar="DIR", help="folder with the split files "
                         "(default: DATASET/traceeval_split)")
     parser.add_argument("--instance", metavar="ID", help="program to select first (id or language/id)")
-    parser.add_argument("--model", metavar="M", help="model to select first")
+    parser.add_argument("--model", metavar="M", help="model to select first (model A)")
+    parser.add_argument("--model-b", metavar="M", help="model to compare with (model B)")
+    parser.add_argument("--tab", choices=TABS, help="the tab shown below the source and graph")
+    parser.add_argument("--mode", choices=VIEW_MODES, help="what the graph shows: model A vs truth, A vs B "
+                        "(compare), the latest trace vs truth, or the truth only")
     parser.add_argument("--screenshot", metavar="OUT.png",
                         help=f"render the window to a PNG at {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]} and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what is being done to stderr")
@@ -69,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             QMessageBox.warning(window, "TraceEval Studio", message)
 
     def on_opened() -> None:
-        problem = _apply_initial_selection(window, state, args.instance, args.model)
+        state.dataset_opened.disconnect(on_opened)  # later openings (File menu) keep their own selection
+        problem = _apply_initial_selection(window, state, args)
         if problem:
             fail(problem)
             return
@@ -89,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     if screenshot is not None:
         window.dataset_failed.connect(fail)
     window.resize(*SCREENSHOT_SIZE)
-    window.open_dataset(Path(args.dataset) if args.dataset else DEMO_DATASET, args.workspace, args.splits)
+    if args.dataset or args.workspace or screenshot is not None or not window.restore_session():
+        root = Path(args.dataset) if args.dataset else None if args.workspace else DEMO_DATASET
+        window.open_dataset(root, args.workspace, args.splits)
     window.show()
     code = app.exec()
     if window.isVisible():
@@ -97,13 +109,20 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _apply_initial_selection(window, state, instance: str | None, model: str | None) -> str | None:
-    """Select the program and model named on the command line; a message when one is unknown."""
-    if model:
-        if state.model_row(model) is None:
-            known = ", ".join(m.name for m in state.models) or "none"
-            return f"no model named {model!r} in the workspace (known: {known})"
-        state.select_model(model)
+def _apply_initial_selection(window, state, args) -> str | None:
+    """Select the program, models, tab and graph mode named on the command line; a message when
+    one is unknown."""
+    for model, select in ((args.model, state.select_model), (args.model_b, state.select_compare_model)):
+        if model:
+            if state.model_row(model) is None:
+                known = ", ".join(m.name for m in state.models) or "none"
+                return f"no model named {model!r} in the workspace (known: {known})"
+            select(model)
+    if args.tab:
+        window.show_tab(args.tab)
+    if args.mode:
+        state.set_view_mode(args.mode)
+    instance = args.instance
     if instance:
         key = state.resolve_instance(instance)
         if key is None:

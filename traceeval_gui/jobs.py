@@ -15,7 +15,8 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.errors import TraceEvalError
+from core.errors import TraceEvalError, WorkspaceError
+from core.importing import ImportReport, import_results
 from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
@@ -143,14 +144,17 @@ class OpenDatasetJob(Job):
 
     title = "opening the dataset"
 
-    def __init__(self, root: str | Path, workspace: str | Path | None = None,
+    def __init__(self, root: str | Path | None, workspace: str | Path | None = None,
                  splits: str | Path | None = None) -> None:
+        """`root=None` opens the dataset a `workspace` file was made for."""
         super().__init__()
-        self.root = Path(root).expanduser().resolve()
+        self.root = Path(root).expanduser().resolve() if root is not None else None
         self.workspace = workspace
         self.splits = splits
 
     def work(self, progress: Progress) -> OpenedDataset:
+        if self.root is None:
+            self.root = workspace_dataset(self.workspace)
         progress(0, 0, f"indexing {self.root.name}")
         ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
         with ws:
@@ -165,6 +169,32 @@ class OpenDatasetJob(Job):
             split = default_split(ws)
             table = score_table(ws, selection=Selection(split=split), modes=modes)
             return OpenedDataset(self.root, ws.path, report, rows, models, counts, table, split)
+
+
+def workspace_dataset(path: str | Path | None) -> Path:
+    """The dataset folder a workspace file belongs to."""
+    if path is None or not Path(path).is_file():
+        raise WorkspaceError(f"{path}: no such workspace file")
+    with Workspace(path) as ws:
+        root = ws.setting("dataset_root")
+    if not root:
+        raise WorkspaceError(f"{path}: this workspace has no dataset yet (open a dataset with it instead)")
+    return Path(root)
+
+
+class ImportResultsJob(Job):
+    """Import results files into a workspace (the window reopens the dataset afterwards)."""
+
+    title = "importing results"
+
+    def __init__(self, workspace_path: str | Path, paths: list[str | Path], model: str | None = None) -> None:
+        super().__init__()
+        self.workspace_path, self.paths, self.model = workspace_path, paths, model
+
+    def work(self, progress: Progress) -> ImportReport:
+        progress(0, 0, f"importing {len(self.paths)} file{'s' if len(self.paths) != 1 else ''}")
+        with Workspace(self.workspace_path) as ws:
+            return import_results(ws, self.paths, self.model)
 
 
 class ScoreTableJob(Job):

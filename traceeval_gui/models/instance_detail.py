@@ -38,6 +38,7 @@ class InstanceDetail:
     diff: EdgeDiff | None = None
     verdicts: dict[Edge, Verdict] = field(default_factory=dict)  # the newest audit verdict per edge
     _call_sites: dict[ClassifiedEdge, list[int]] = field(default_factory=dict, repr=False)
+    _evidence: dict[Edge, EdgeEvidence] | None = field(default=None, repr=False)
 
     @property
     def edges(self) -> tuple[ClassifiedEdge, ...]:
@@ -63,8 +64,15 @@ class InstanceDetail:
         kind = edge.kind(self.model) if edge is not None and self.model in self.overlay.models else None
         return ClassifiedEdge(kind or "", caller, callee)
 
+    def classify_node(self, name: str) -> str:
+        """The worst class among the current model's edges from `name` ("" when it has none)."""
+        kinds = {edge.kind for edge in self.edges if edge.caller == name}
+        return next((kind for kind in ("FN", "FP", "TP") if kind in kinds), "")
+
     def trace_evidence(self) -> dict[Edge, EdgeEvidence]:
         """The latest trace's evidence per normalised edge (counts and call-site lines)."""
+        if self._evidence is not None:
+            return self._evidence
         trace, out = self.overlay.trace, {}
         if trace is not None:
             language, modes = self.overlay.language, self.overlay.modes
@@ -73,6 +81,7 @@ class InstanceDetail:
                     normalise_name(evidence.callee, language, modes)
                 if caller is not None and callee is not None:
                     out.setdefault((caller, callee), evidence)
+        self._evidence = out
         return out
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
@@ -82,9 +91,12 @@ class InstanceDetail:
         return by_caller
 
     def call_sites(self, edge: ClassifiedEdge) -> list[int]:
-        """Candidate lines in the caller's body where it may call the callee (static, approximate)."""
+        """Lines in the caller's body where it calls the callee: witnessed by the latest trace when it
+        saw the call, else candidates from a static look at the caller's body (approximate)."""
         if edge not in self._call_sites:
-            self._call_sites[edge] = call_site_lines(self.symbols, self.sources, edge.caller, edge.callee)
+            evidence = self.trace_evidence().get((edge.caller, edge.callee))
+            self._call_sites[edge] = list(evidence.lines) if evidence is not None and evidence.lines else \
+                call_site_lines(self.symbols, self.sources, edge.caller, edge.callee)
         return self._call_sites[edge]
 
 

@@ -1,19 +1,28 @@
 """Pygments highlighting for a QTextDocument.
 
 The whole file is lexed once (so multi-line strings and comments are right) and the token
-formats are handed to Qt per line through `QSyntaxHighlighter`.
+formats are handed to Qt per line through `QSyntaxHighlighter`. Lexing is pure Python and
+costs about 0.1 s per thousand lines, so long files are lexed on a worker thread: the text
+shows at once and takes its colours a moment later. Results are kept for recently shown files.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 
 from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
 STYLE = "default"
+SYNC_LINES = 400  # shorter files are lexed on the spot (screenshots see their colours)
+KEPT = 64
+
+Runs = list[list[tuple[int, int, _TokenType]]]  # per line: (start column, length, token type)
 
 
 @lru_cache(maxsize=None)
@@ -31,31 +40,103 @@ def _format(token: _TokenType) -> QTextCharFormat | None:
     return fmt
 
 
-def line_formats(text: str, language: str) -> list[list[tuple[int, int, QTextCharFormat]]]:
-    """Per line (0-based): (start column, length, format) runs for the tokens on it."""
+@lru_cache(maxsize=None)
+def _styled(token: _TokenType) -> bool:
+    return token is not Token.Text and _format(token) is not None
+
+
+def token_runs(text: str, language: str) -> Runs:
+    """Per line (0-based): (start column, length, token type) of the styled tokens on it. Qt-free,
+    so it can run on any thread."""
     lexer = LEXERS.get(language, TextLexer)(stripnl=False, ensurenl=False)
-    lines: list[list[tuple[int, int, QTextCharFormat]]] = [[] for _ in range(text.count("\n") + 1)]
+    lines: Runs = [[] for _ in range(text.count("\n") + 1)]
     line, column = 0, 0
     for _, token, value in lexer.get_tokens_unprocessed(text):
-        fmt = _format(token) if token is not Token.Text else None
+        styled = _styled(token)
         for part_index, part in enumerate(value.split("\n")):
             if part_index:
                 line, column = line + 1, 0
-            if part and fmt is not None and line < len(lines):
-                lines[line].append((column, len(part), fmt))
+            if part and styled and line < len(lines):
+                lines[line].append((column, len(part), token))
             column += len(part)
     return lines
 
 
+class _LexCache(QObject):
+    """Lexed files by (language, text), and the signal that a background lex finished."""
+
+    lexed = Signal(str, str)  # language, text
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runs: OrderedDict[tuple[str, str], Runs] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, language: str, text: str) -> Runs | None:
+        with self._lock:
+            runs = self._runs.get((language, text))
+            if runs is not None:
+                self._runs.move_to_end((language, text))
+            return runs
+
+    def put(self, language: str, text: str, runs: Runs) -> None:
+        with self._lock:
+            self._runs[(language, text)] = runs
+            while len(self._runs) > KEPT:
+                self._runs.popitem(last=False)
+
+    def lex_in_background(self, language: str, text: str) -> None:
+        def work() -> None:
+            self.put(language, text, token_runs(text, language))
+            self.lexed.emit(language, text)  # queued to the highlighters in the GUI thread
+
+        threading.Thread(target=work, name="lex", daemon=True).start()
+
+
+_CACHE: _LexCache | None = None
+
+
+def _cache() -> _LexCache:
+    global _CACHE
+    if _CACHE is None:
+        _CACHE = _LexCache()
+    return _CACHE
+
+
 class PygmentsHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, language: str) -> None:
-        lines = line_formats(document.toPlainText(), language)
+        text = document.toPlainText()
         super().__init__(document)
-        self._lines = lines
+        self.language, self._text = language, text
+        self._lines: Runs = []
+        cache = _cache()
+        runs = cache.get(language, text)
+        if runs is None and text.count("\n") < SYNC_LINES:
+            runs = token_runs(text, language)
+            cache.put(language, text, runs)
+        if runs is not None:
+            self._apply(runs)
+        else:
+            cache.lexed.connect(self._on_cache_lexed)
+            cache.lex_in_background(language, text)
+
+    @property
+    def ready(self) -> bool:
+        return bool(self._lines)
+
+    def _on_cache_lexed(self, language: str, text: str) -> None:
+        if (language, text) == (self.language, self._text):
+            _cache().lexed.disconnect(self._on_cache_lexed)
+            runs = _cache().get(language, text)
+            if runs is not None:
+                self._apply(runs)
+
+    def _apply(self, runs: Runs) -> None:
+        self._lines = runs
         self.rehighlight()  # now, not on the next event loop turn: screenshots see colours
 
     def highlightBlock(self, text: str) -> None:
         number = self.currentBlock().blockNumber()
         if 0 <= number < len(self._lines):
-            for start, length, fmt in self._lines[number]:
-                self.setFormat(start, length, fmt)
+            for start, length, token in self._lines[number]:
+                self.setFormat(start, length, _format(token))

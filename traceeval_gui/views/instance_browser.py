@@ -191,6 +191,18 @@ class InstanceBrowserPanel(QWidget):
         self.filter_edit.setFocus()
         self.filter_edit.selectAll()
 
+    def select_relative(self, step: int) -> bool:
+        """Select the program `step` rows below (negative: above) the current one, as shown."""
+        rows = self.proxy.rowCount()
+        if not rows:
+            return False
+        current = self.table.currentIndex().row()
+        target = min(max(current + step, 0), rows - 1) if current >= 0 else 0
+        if target == current:
+            return False
+        self.select_key(self.proxy.index(target, 0).data(ROW_ROLE).key)
+        return True
+
     # -- helpers --------------------------------------------------------------------------
     def focus_filter(self) -> None:
         self._on_find_shortcut_activated()

@@ -1,27 +1,40 @@
-"""The workbench window: instance browser | source view over the edge table and metrics."""
+"""The workbench window: programs on the left, source and graph side by side, and below them the
+edge table, compare, metrics, plots and tracer tabs. Menus hold every action with its shortcut."""
 from __future__ import annotations
 
 import html
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QSizePolicy, \
-    QSplitter, QTabWidget, QToolBar, QWidget
+from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, \
+    QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
+from core.overlay import VIEW_MODES
+from core.palette import MODE_CLASSES
 from resources import DEMO_DATASET
-from traceeval_gui.app_state import AppState
-from traceeval_gui.jobs import OpenDatasetJob, OpenedDataset
+from traceeval_gui.app import TABS
+from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
+from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
+from traceeval_gui.session import RecentDataset, SavedSelection, Session
+from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
+from traceeval_gui.views.export_actions import ExportActions
+from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
+from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.legend import EdgeLegendView
 from traceeval_gui.views.metrics_panel import MetricsPanel
+from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
 from traceeval_gui.views.source_view import SourceView
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
+from traceeval_gui.views.tracer_console import TracerConsolePanel
 
 APP_TITLE = "TraceEval Studio"
 PROBLEMS_SHOWN = 12
+TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer"}
+NO_MODEL = "—"
 
 
 class MainWindow(QMainWindow):
@@ -31,44 +44,71 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.state = state
         self.settings = settings
+        self.session = Session(settings) if settings is not None else None
         self.interactive = interactive  # False: report failures by signal only, no dialogs
         self._open_job: OpenDatasetJob | None = None  # the latest; results of older ones are dropped
+        self._opening: RecentDataset | None = None
+        self._restore_selection = False
+        self._after_open_message = ""  # replaces "Opened …" once (e.g. what an import did)
         self._closing = False
         self.setWindowTitle(APP_TITLE)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1400, 900)
 
         self.browser = InstanceBrowserPanel(state)
         self.source_view = SourceView(state)
+        self.graph_panel = GraphPanel(state)
         self.edge_panel = EdgePanel(state)
+        self.compare_panel = ComparePanel(state)
         self.metrics_panel = MetricsPanel(state)
+        self.plots_panel = MetricsPlotsPanel(state, self.metrics_panel)  # follows its modes and split
+        self.tracer_panel = TracerConsolePanel(state)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.setDocumentMode(True)
-        self.bottom_tabs.addTab(self.edge_panel, "Edges")
-        self.bottom_tabs.addTab(self.metrics_panel, "Metrics")
+        for name in TABS:
+            self.bottom_tabs.addTab(self.tab_widget(name), TAB_TITLES[name])
+        self.views_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.views_splitter.addWidget(self.source_view)
+        self.views_splitter.addWidget(self.graph_panel)
+        self.views_splitter.setSizes([520, 480])
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
-        self.right_splitter.addWidget(self.source_view)
+        self.right_splitter.addWidget(self.views_splitter)
         self.right_splitter.addWidget(self.bottom_tabs)
         self.right_splitter.setStretchFactor(0, 3)
         self.right_splitter.setStretchFactor(1, 2)
-        self.right_splitter.setSizes([520, 330])
-        self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.main_splitter.addWidget(self.browser)
-        self.main_splitter.addWidget(self.right_splitter)
-        self.main_splitter.setStretchFactor(0, 0)
-        self.main_splitter.setStretchFactor(1, 1)
-        self.main_splitter.setSizes([650, 750])
-        for splitter in (self.main_splitter, self.right_splitter):
+        self.right_splitter.setSizes([500, 340])
+        for splitter in (self.views_splitter, self.right_splitter):
             splitter.setChildrenCollapsible(False)
             splitter.setHandleWidth(6)
-        self.setCentralWidget(self.main_splitter)
+        self.setCentralWidget(self.right_splitter)
+        self.browser_dock = QDockWidget("Programs", self)
+        self.browser_dock.setObjectName("programs_dock")
+        self.browser_dock.setWidget(self.browser)
+        self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
+        self.resizeDocks([self.browser_dock], [440], Qt.Orientation.Horizontal)
 
+        self.exports = ExportActions(self)
         self._build_toolbar()
         self._build_menus()
         self._build_status_bar()
-        self.metrics_panel.copied.connect(self._on_metrics_panel_copied)
+        self.metrics_panel.copied.connect(self._on_panel_message)
+        self.exports.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.model_selected.connect(self._on_state_model_selected)
+        state.compare_model_selected.connect(self._on_state_compare_model_selected)
+        state.instance_selected.connect(self._on_state_selection_changed)
+        state.edge_selected.connect(self._on_state_selection_changed)
+        state.node_selected.connect(self._on_state_selection_changed)
         self._restore_layout()
+
+    def tab_widget(self, name: str) -> QWidget:
+        return {"edges": self.edge_panel, "compare": self.compare_panel, "metrics": self.metrics_panel,
+                "plots": self.plots_panel, "tracer": self.tracer_panel}[name]
+
+    def show_tab(self, name: str) -> None:
+        self.bottom_tabs.setCurrentWidget(self.tab_widget(name))
 
     # -- building -------------------------------------------------------------------------
     def _build_toolbar(self) -> None:
@@ -77,42 +117,101 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         toolbar.setFloatable(False)
         toolbar.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
-        model_label_widget = QLabel("Model:")
-        model_label_widget.setContentsMargins(6, 0, 4, 0)
-        self.model_combo = QComboBox()
-        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.model_combo.setMinimumContentsLength(24)
-        self.model_combo.setToolTip("The model whose edges are shown in the source view and edge table")
+        self.back_action = action(self, "&Back", self._on_back_triggered, QKeySequence.StandardKey.Back,
+                                  "Back to the previous selection")
+        self.forward_action = action(self, "&Forward", self._on_forward_triggered, QKeySequence.StandardKey.Forward,
+                                     "Forward to the next selection")
+        self.back_action.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ArrowBack))
+        self.forward_action.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ArrowForward))
+        toolbar.addAction(self.back_action)
+        toolbar.addAction(self.forward_action)
+        toolbar.addSeparator()
+        self.model_combo = self._model_combo("Model A: the model whose edges are classed TP / FP / FN everywhere")
         self.model_combo.currentIndexChanged.connect(self._on_model_combo_changed)
+        self.compare_combo = self._model_combo("Model B: compared with model A in the Compare tab, the edge "
+                                               "table's Model B column and the graph's compare mode")
+        self.compare_combo.currentIndexChanged.connect(self._on_compare_combo_changed)
+        for title, combo in (("Model A:", self.model_combo), ("Model B:", self.compare_combo)):
+            label = QLabel(title)
+            label.setContentsMargins(8, 0, 4, 0)
+            toolbar.addWidget(label)
+            toolbar.addWidget(combo)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        toolbar.addWidget(model_label_widget)
-        toolbar.addWidget(self.model_combo)
         toolbar.addWidget(spacer)
         toolbar.addWidget(EdgeLegendView())
         self.addToolBar(toolbar)
 
+    @staticmethod
+    def _model_combo(tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        combo.setMinimumContentsLength(18)
+        combo.setToolTip(tip)
+        return combo
+
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open Dataset…", self, shortcut=QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self._on_open_action_triggered)
-        demo_action = QAction("Open &Demo Dataset", self)
-        demo_action.triggered.connect(self._on_demo_action_triggered)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addActions([open_action, demo_action])
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(action(self, "&Open Dataset…", self._on_open_action_triggered,
+                                   QKeySequence.StandardKey.Open, "Open a TraceEval dataset folder"))
+        file_menu.addAction(action(self, "Open &Demo Dataset", self._on_demo_action_triggered))
+        file_menu.addAction(action(self, "Open &Workspace…", self._on_open_workspace_triggered, "Ctrl+Shift+O",
+                                   "Open a workspace file (.sqlite) and the dataset it belongs to"))
+        file_menu.addAction(action(self, "&New Workspace…", self._on_new_workspace_triggered, None,
+                                   "Start a new workspace file for the open dataset"))
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-        view_menu = self.menuBar().addMenu("&View")
-        for index, (title, key) in enumerate((("&Edges", "Ctrl+1"), ("&Metrics", "Ctrl+2"))):
-            action = QAction(title, self, shortcut=QKeySequence(key))
-            action.setData(index)
-            action.triggered.connect(self._on_view_action_triggered)
-            view_menu.addAction(action)
-        help_menu = self.menuBar().addMenu("&Help")
-        about_action = QAction(f"&About {APP_TITLE}", self)
-        about_action.triggered.connect(self._on_about_action_triggered)
-        help_menu.addAction(about_action)
+        file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
+                                   "Import released results files or JSONL predictions into this workspace"))
+        self.exports.add_to(file_menu.addMenu("&Export"))
+        file_menu.addSeparator()
+        file_menu.addAction(action(self, "&Quit", self.close, QKeySequence.StandardKey.Quit))
+
+        view_menu = bar.addMenu("&View")
+        for index, name in enumerate(TABS):
+            view_menu.addAction(action(self, f"&{TAB_TITLES[name]} tab", lambda _=False, n=name: self.show_tab(n),
+                                       f"Ctrl+{index + 1}"))
+        view_menu.addSeparator()
+        view_menu.addAction(self.browser_dock.toggleViewAction())
+        self.browser_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+B"))
+        view_menu.addSeparator()
+        mode_menu = view_menu.addMenu("&Graph Shows")
+        for mode in VIEW_MODES:
+            mode_menu.addAction(action(self, VIEW_MODE_TITLES[mode],
+                                       lambda _=False, m=mode: self.state.set_view_mode(m)))
+        view_menu.addAction(action(self, "Next Graph &Mode", self._on_next_mode_triggered, "Ctrl+G",
+                                   "Cycle what the graph compares: model A, A vs B, trace, truth"))
+        overlays = view_menu.addMenu("Toggle Edge &Classes")
+        for index in range(4):
+            overlays.addAction(action(self, f"Edge Class {index + 1} of the Legend",
+                                      lambda _=False, i=index: self.state.toggle_class(i), f"Alt+{index + 1}"))
+        view_menu.addAction(action(self, "&Fit Graph", self.graph_panel.fit, "Ctrl+0"))
+
+        go_menu = bar.addMenu("&Go")
+        go_menu.addAction(self.back_action)
+        go_menu.addAction(self.forward_action)
+        go_menu.addSeparator()
+        go_menu.addAction(action(self, "&Next Program", lambda: self.browser.select_relative(1), "Ctrl+Down"))
+        go_menu.addAction(action(self, "&Previous Program", lambda: self.browser.select_relative(-1), "Ctrl+Up"))
+        go_menu.addAction(action(self, "Next &Error Edge", lambda: self._next_error(1), "F8",
+                                 "The next missed or hallucinated edge of model A"))
+        go_menu.addAction(action(self, "Previous E&rror Edge", lambda: self._next_error(-1), "Shift+F8"))
+        go_menu.addSeparator()
+        go_menu.addAction(action(self, "Filter &Programs", self.browser.focus_filter, QKeySequence.StandardKey.Find))
+        go_menu.addAction(action(self, "Filter E&dges", self._on_filter_edges_triggered, "Ctrl+Shift+F"))
+
+        trace_menu = bar.addMenu("&Trace")
+        trace_menu.addAction(action(self, "&Trace This Program", self._on_trace_triggered, "F5",
+                                    "Run the program under its tracer in the sandbox and show the run"))
+        trace_menu.addAction(action(self, "&Cancel Trace", self.tracer_panel.cancel_trace, "Shift+F5"))
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(action(self, "&Keyboard Shortcuts", self._on_keyboard_triggered,
+                                   QKeySequence.StandardKey.HelpContents))
+        help_menu.addAction(action(self, f"&About {APP_TITLE}", self._on_about_action_triggered))
+        self._update_history_actions()
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -131,23 +230,33 @@ class MainWindow(QMainWindow):
         self.workspace_label.setStyleSheet(f"color: {MUTED_TEXT};")
 
     # -- opening --------------------------------------------------------------------------
-    def open_dataset(self, root: str | Path, workspace: str | Path | None = None,
+    def open_dataset(self, root: str | Path | None, workspace: str | Path | None = None,
                      splits: str | Path | None = None) -> OpenDatasetJob:
-        """Index and open a dataset in the background; the window stays usable meanwhile."""
+        """Index and open a dataset (`root=None`: the one `workspace` belongs to) in the background;
+        the window stays usable meanwhile."""
         job = OpenDatasetJob(root, workspace, splits)
         job.signals.progressed.connect(self._on_open_job_progressed)
         job.signals.finished.connect(self._on_open_job_finished)
         job.signals.failed.connect(self._on_open_job_failed)
         job.signals.cancelled.connect(self._on_open_job_cancelled)
-        name = "the demo dataset" if job.root == DEMO_DATASET else job.root.name
+        name = "the demo dataset" if job.root == DEMO_DATASET else job.root.name if job.root else Path(workspace).name
         self.statusBar().showMessage(f"Opening {name}…")
-        self.progress_bar.setRange(0, 0)
-        self.progress_bar.show()
+        self._show_busy(True)
         if self._open_job is not None:
             self._open_job.cancel()
         self._open_job = job
+        self._opening = RecentDataset(str(job.root) if job.root else "", str(workspace or ""), str(splits or ""))
         self.state.jobs.start(job)
         return job
+
+    def restore_session(self) -> bool:
+        """Reopen the last dataset with its workspace and selection; False when there is none."""
+        last = self.session.last() if self.session is not None else None
+        if last is None:
+            return False
+        self._restore_selection = True
+        self.open_dataset(last.dataset, last.workspace or None, last.splits or None)
+        return True
 
     def _is_current_open_job(self) -> bool:
         return not self._closing and self._open_job is not None and self.sender() is self._open_job.signals
@@ -163,24 +272,29 @@ class MainWindow(QMainWindow):
         if not self._is_current_open_job():
             return
         self._open_job = None
-        self.progress_bar.hide()
+        self._show_busy(False)
+        self._save_selection()  # of the dataset being left
         try:
             self.state.adopt(opened)
         except TraceEvalError as error:
             self._report_open_failure(str(error))
             return
+        if self.session is not None and self._opening is not None:
+            self.session.remember(RecentDataset(str(opened.root), self._opening.workspace, self._opening.splits))
         report = opened.report
-        self.statusBar().showMessage(
+        self.statusBar().showMessage(self._after_open_message or (
             f"Opened {opened.name}: {report.instances:,} programs ({report.loaded:,} read, "
-            f"{report.reused:,} unchanged) in {report.seconds:.2f} s", 8000)
+            f"{report.reused:,} unchanged) in {report.seconds:.2f} s"), 8000)
+        self._after_open_message = ""
 
     def _on_open_job_failed(self, message: str) -> None:
         if self._is_current_open_job():
             self._open_job = None
+            self._restore_selection = False
             self._report_open_failure(message)
 
     def _report_open_failure(self, message: str) -> None:
-        self.progress_bar.hide()
+        self._show_busy(False)
         self.statusBar().showMessage(f"Could not open the dataset: {message}")
         if self.interactive:
             QMessageBox.critical(self, "Cannot open the dataset", message)
@@ -190,8 +304,12 @@ class MainWindow(QMainWindow):
         if not self._is_current_open_job():
             return
         self._open_job = None
-        self.progress_bar.hide()
+        self._show_busy(False)
         self.statusBar().showMessage("Opening cancelled", 5000)
+
+    def _show_busy(self, busy: bool) -> None:
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setVisible(busy)
 
     # -- state ----------------------------------------------------------------------------
     def _on_state_dataset_opened(self) -> None:
@@ -209,74 +327,232 @@ class MainWindow(QMainWindow):
         more = f"<br>… and {len(problems) - PROBLEMS_SHOWN} more (traceeval validate)" \
             if len(problems) > PROBLEMS_SHOWN else ""
         self.problems_label.setToolTip(shown + more if problems else "No problems found while indexing")
-        self.model_combo.blockSignals(True)
-        self.model_combo.clear()
-        for model in opened.models:
-            self.model_combo.addItem(model_label(model), model.name)
-            self.model_combo.setItemData(self.model_combo.count() - 1, model_tooltip(model),
-                                         Qt.ItemDataRole.ToolTipRole)
-        if not opened.models:
-            self.model_combo.addItem("no model results imported", None)
-        self.model_combo.setEnabled(bool(opened.models))
-        self.model_combo.blockSignals(False)
+        for combo, none_text in ((self.model_combo, "no model results imported"), (self.compare_combo, NO_MODEL)):
+            combo.blockSignals(True)
+            combo.clear()
+            if combo is self.compare_combo:
+                combo.addItem(NO_MODEL, None)
+            for model in opened.models:
+                combo.addItem(model_label(model), model.name)
+                combo.setItemData(combo.count() - 1, model_tooltip(model), Qt.ItemDataRole.ToolTipRole)
+            if not opened.models and combo is self.model_combo:
+                combo.addItem(none_text, None)
+            combo.setEnabled(bool(opened.models))
+            combo.blockSignals(False)
         self._on_state_model_selected(self.state.model or "")
+        self._on_state_compare_model_selected(self.state.compare_model or "")
+        if self._restore_selection:
+            self._restore_selection = False
+            self._apply_saved_selection()
+        self._update_history_actions()
 
     def _on_state_model_selected(self, model: str) -> None:
-        index = self.model_combo.findData(model) if model else -1
-        if index >= 0 and index != self.model_combo.currentIndex():
-            self.model_combo.blockSignals(True)
-            self.model_combo.setCurrentIndex(index)
-            self.model_combo.blockSignals(False)
+        _set_combo_data(self.model_combo, model or None)
+
+    def _on_state_compare_model_selected(self, model: str) -> None:
+        _set_combo_data(self.compare_combo, model or None)
+
+    def _on_state_selection_changed(self, *_args) -> None:
+        self._update_history_actions()
 
     def _on_model_combo_changed(self, _index: int) -> None:
         self.state.select_model(self.model_combo.currentData())
 
-    def _on_metrics_panel_copied(self, message: str) -> None:
-        self.statusBar().showMessage(message, 4000)
+    def _on_compare_combo_changed(self, _index: int) -> None:
+        self.state.select_compare_model(self.compare_combo.currentData())
+
+    def _on_panel_message(self, message: str) -> None:
+        self.statusBar().showMessage(message, 6000)
+
+    def _update_history_actions(self) -> None:
+        self.back_action.setEnabled(self.state.history.can_go_back())
+        self.forward_action.setEnabled(self.state.history.can_go_forward())
 
     # -- actions --------------------------------------------------------------------------
     def _on_open_action_triggered(self) -> None:
-        start = str(self.state.opened.root.parent) if self.state.opened else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Open a TraceEval dataset", start)
+        folder = QFileDialog.getExistingDirectory(self, "Open a TraceEval dataset", self._start_folder())
         if folder:
             self.open_dataset(folder)
 
     def _on_demo_action_triggered(self) -> None:
         self.open_dataset(DEMO_DATASET)
 
-    def _on_view_action_triggered(self) -> None:
-        self.bottom_tabs.setCurrentIndex(self.sender().data())
+    def _on_open_workspace_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a workspace", self._start_folder(),
+                                              "TraceEval workspaces (*.sqlite *.db);;All files (*)")
+        if path:
+            self.open_dataset(None, path)
+
+    def _on_new_workspace_triggered(self) -> None:
+        opened = self.state.opened
+        if opened is None:
+            self._on_panel_message("Open a dataset first: a workspace belongs to one dataset")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, f"New workspace for {opened.name}",
+                                              str(Path(self._start_folder()) / f"{opened.name}.sqlite"),
+                                              "TraceEval workspaces (*.sqlite)")
+        if path:
+            if Path(path).exists():
+                self._on_panel_message(f"{path} exists: use Open Workspace to reuse it")
+                return
+            self.open_dataset(opened.root, path)
+
+    def _on_import_action_triggered(self) -> None:
+        if self.state.opened is None:
+            self._on_panel_message("Open a dataset first, then import results for it")
+            return
+        paths, _ = QFileDialog.getOpenFileNames(self, "Import results", self._start_folder(),
+                                                "Results (*.json *.jsonl);;All files (*)")
+        if paths:
+            self.import_results(paths)
+
+    def import_results(self, paths: list[str], model: str | None = None) -> Job:
+        """Import results into the open workspace, then reopen the dataset to show the new models."""
+        opened = self.state.opened
+        job = ImportResultsJob(opened.workspace_path, paths, model)
+        job.signals.finished.connect(self._on_import_job_finished)
+        job.signals.failed.connect(self._on_job_failed)
+        self.statusBar().showMessage(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''}…")
+        self._show_busy(True)
+        self.state.jobs.start(job)
+        return job
+
+    def _on_import_job_finished(self, report) -> None:
+        self._show_busy(False)
+        stored = ", ".join(f"{model}: {count:,}" for model, count in report.stored.items()) or "nothing"
+        problems = f"; {len(report.problems)} problem(s), e.g. {report.problems[0]}" if report.problems else ""
+        message = f"Imported {stored} from {report.files} file(s){problems}"
+        if self.interactive and report.problems:
+            QMessageBox.warning(self, "Import results", message)
+        if not report.stored:
+            self.statusBar().showMessage(message)
+            return
+        opened = self.state.opened
+        self._restore_selection = True
+        self._after_open_message = message
+        self._save_selection()
+        self.open_dataset(opened.root, opened.workspace_path)
+
+    def _on_job_failed(self, message: str) -> None:
+        self._show_busy(False)
+        self.statusBar().showMessage(message)
+        if self.interactive:
+            QMessageBox.warning(self, APP_TITLE, message)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.session.recent() if self.session is not None else []
+        for item in recent:
+            entry = self.recent_menu.addAction(item.title)
+            entry.setToolTip(item.dataset)
+            entry.setEnabled(item.exists())
+            entry.triggered.connect(lambda _=False, i=item: self.open_dataset(i.dataset, i.workspace or None,
+                                                                             i.splits or None))
+        if not recent:
+            self.recent_menu.addAction("No recent datasets").setEnabled(False)
+
+    def _start_folder(self) -> str:
+        return str(self.state.opened.root.parent) if self.state.opened else str(Path.home())
+
+    def _on_back_triggered(self) -> None:
+        self.state.go_back()
+        self._update_history_actions()
+
+    def _on_forward_triggered(self) -> None:
+        self.state.go_forward()
+        self._update_history_actions()
+
+    def _next_error(self, step: int) -> None:
+        self.show_tab("edges")
+        if not self.edge_panel.select_next_error(step):
+            self._on_panel_message("No missed or hallucinated edges here")
+
+    def _on_next_mode_triggered(self) -> None:
+        modes = list(VIEW_MODES)
+        self.state.set_view_mode(modes[(modes.index(self.state.view_mode) + 1) % len(modes)])
+        self._on_panel_message(f"Graph: {VIEW_MODE_TITLES[self.state.view_mode]} "
+                               f"(Alt+1…{len(MODE_CLASSES[self.state.view_mode])} toggle its classes)")
+
+    def _on_filter_edges_triggered(self) -> None:
+        self.show_tab("edges")
+        self.edge_panel.focus_filter()
+
+    def _on_trace_triggered(self) -> None:
+        self.show_tab("tracer")
+        self.tracer_panel.start_trace()
+
+    def _on_keyboard_triggered(self) -> None:
+        self.keyboard_dialog().exec()
+
+    def keyboard_dialog(self) -> KeyboardDialog:
+        extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)")]
+        return KeyboardDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], extra, self)
 
     def _on_about_action_triggered(self) -> None:
         QMessageBox.about(self, f"About {APP_TITLE}",
                           f"<b>{APP_TITLE}</b><p>A workbench for the TraceEval call-graph benchmark: browse "
                           "programs, compare predicted call graphs with the execution-verified ground truth, "
-                          "and reproduce the paper's scores.</p><p>Everything here is also a "
+                          "re-trace programs, and reproduce the paper's scores.</p><p>Everything here is also a "
                           "<code>traceeval</code> command.</p>")
 
-    # -- layout persistence ---------------------------------------------------------------
+    # -- session and layout persistence ---------------------------------------------------
+    def _apply_saved_selection(self) -> None:
+        if self.session is None or self.state.opened is None:
+            return
+        saved = self.session.selection(str(self.state.opened.root))
+        names = {m.name for m in self.state.models}
+        if saved.model in names:
+            self.state.select_model(saved.model)
+        if saved.compare_model in names:
+            self.state.select_compare_model(saved.compare_model)
+        if saved.view_mode in VIEW_MODES:
+            self.state.set_view_mode(saved.view_mode)
+        if saved.instance and self.state.resolve_instance(saved.instance):
+            self.browser.select_key(saved.instance)
+
+    def _save_selection(self) -> None:
+        if self.session is None or self.state.opened is None:
+            return
+        self.session.save_selection(str(self.state.opened.root), SavedSelection(
+            self.state.instance_key or "", self.state.model or "", self.state.compare_model or "",
+            self.state.view_mode))
+
     def _restore_layout(self) -> None:
         if self.settings is None:
             return
         for key, restore in (("geometry", self.restoreGeometry), ("state", self.restoreState),
-                             ("main_splitter", self.main_splitter.restoreState),
+                             ("views_splitter", self.views_splitter.restoreState),
                              ("right_splitter", self.right_splitter.restoreState)):
             value = self.settings.value(f"window/{key}")
             if value is not None:
                 restore(value)
+        tab = self.settings.value("window/tab")
+        if tab in TABS:
+            self.show_tab(tab)
 
     def _save_layout(self) -> None:
         if self.settings is None:
             return
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
-        self.settings.setValue("window/main_splitter", self.main_splitter.saveState())
+        self.settings.setValue("window/views_splitter", self.views_splitter.saveState())
         self.settings.setValue("window/right_splitter", self.right_splitter.saveState())
+        self.settings.setValue("window/tab", TABS[self.bottom_tabs.currentIndex()])
+        self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
         self._save_layout()
+        self._save_selection()
         self.state.jobs.cancel_all()
         self.state.jobs.wait()
         self.state.close()
         super().closeEvent(event)
+
+
+def _set_combo_data(combo: QComboBox, data) -> None:
+    index = combo.findData(data)
+    if index >= 0 and index != combo.currentIndex():
+        combo.blockSignals(True)
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)

@@ -57,6 +57,8 @@ class SourceView(QWidget):
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
+        state.node_selected.connect(self._on_state_node_selected)
+        state.runs_changed.connect(self._on_state_runs_changed)
         self._clear()
 
     # -- queries (tests, other views) -----------------------------------------------------
@@ -92,6 +94,25 @@ class SourceView(QWidget):
         detail = self.state.detail()
         if detail is not None:
             self._focus_edge(detail, edge)
+
+    def _on_state_node_selected(self, name: str) -> None:
+        """A node picked in the graph: show its definition (or say it is not in the source)."""
+        detail = self.state.detail()
+        if detail is None or not name:
+            return
+        node = detail.place(name)
+        view = self.file_view(node.file) if node is not None else None
+        if view is None:
+            self._show_notice(detail, f"{name} is not defined in this program's source "
+                                      "(a library call, or a name the program does not have)")
+            return
+        self._show_notice(detail)
+        self.tabs.setCurrentWidget(view)
+        view.focus_line(node.start_line, detail.classify_node(name), ())
+
+    def _on_state_runs_changed(self, key: str) -> None:
+        if key == self.state.instance_key:
+            self._refresh()
 
     # -- building -------------------------------------------------------------------------
     def _focus_edge(self, detail: InstanceDetail, edge: ClassifiedEdge | None) -> None:
