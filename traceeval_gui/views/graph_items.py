@@ -323,13 +323,14 @@ def _label_lines(text: str, metrics: QFontMetricsF, width: float, two_lines: boo
 
 
 def _fit(text: str, metrics: QFontMetricsF, width: float) -> str:
-    """Shorten a label to `width` pixels: parameter types go first, then the start of the name."""
+    """Shorten a label to `width` pixels: parameter types go first, then the end of the name (its
+    start is what a reader recognises)."""
     head, paren, params = text.partition("(")
     if paren and params.rstrip(")"):
         text = f"{head}(…)"
         if metrics.horizontalAdvance(text) <= width:
             return text
-    return metrics.elidedText(text, Qt.TextElideMode.ElideLeft, width)
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 def bounds_of(points: np.ndarray, pad: float) -> QRectF:

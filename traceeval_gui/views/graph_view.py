@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QToolButton,
@@ -177,13 +178,14 @@ class GraphPanel(QWidget):
         self.class_buttons: dict[str, QToolButton] = {}
         self.chips_row = QHBoxLayout()
         self.chips_row.setSpacing(0)
-        self.status = QLabel()
+        self.status = _FitOrHideLabel()
         self.status.setStyleSheet(f"color: {MUTED_TEXT};")
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # chips first
         self.filter_row = QHBoxLayout()  # the class chips: legend and toggles
         self.filter_row.setContentsMargins(4, 2, 8, 4)
         self.filter_row.addLayout(self.chips_row)
-        self.filter_row.addStretch(1)
-        self.filter_row.addWidget(self.status)
+        self.filter_row.addWidget(self.status, 1)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setContentsMargins(8, 3, 8, 3)
@@ -862,11 +864,12 @@ class GraphPanel(QWidget):
             button.setChecked(name not in self.state.hidden_classes)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             button.setIcon(_line_icon(style.colour, style.dash))
-            button.setIconSize(QSize(26, 10))
+            button.setIconSize(QSize(18, 10))
             button.setToolTip(f"<b>{html.escape(style.label)}</b>: {html.escape(style.description)}."
                               "<br>Click to show or hide these edges.")
             button.setStyleSheet(_chip_style(style.colour))
             button.toggled.connect(self._on_class_button_toggled)
+            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never elided
             self.class_buttons[name] = button
             self.chips_row.addWidget(button)
 
@@ -967,13 +970,21 @@ def _line_icon(colour: str, dash: str) -> QIcon:
     return QIcon(pixmap)
 
 
+class _FitOrHideLabel(QLabel):
+    """A one-line label that shows its text whole or not at all (the class chips beside it win)."""
+
+    def paintEvent(self, event) -> None:
+        if self.fontMetrics().horizontalAdvance(self.text()) <= self.contentsRect().width():
+            super().paintEvent(event)
+
+
 def _chip_style(colour: str) -> str:
     tint = QColor(colour)
     base = QColor("white")
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
     return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
-            f"padding: 2px 8px; margin-left: 4px; background: #fafafa; }}"
+            f"padding: 2px 6px; margin-left: 3px; background: #fafafa; }}"
             f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {mixed.name()}; "
             f"font-weight: bold; }}")
 

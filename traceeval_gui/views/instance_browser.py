@@ -297,13 +297,13 @@ class InstanceBrowserPanel(QWidget):
             self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
 
     def _show_scores_early(self) -> None:
-        """Show the F1 columns right after Split (the model keeps them last, so column numbers
+        """Show the F1 columns right after the id (the model keeps them last, so column numbers
         stay stable): with many models the program facts scroll away, not the scores."""
         header = self.table.horizontalHeader()
         header.reset()  # forget earlier moves (another dataset, other models)
-        split_column = [name for name, _, _ in BASE_COLUMNS].index("split")
+        id_column = [name for name, _, _ in BASE_COLUMNS].index("id")
         for offset, column in enumerate(range(len(BASE_COLUMNS), self.model.columnCount())):
-            header.moveSection(header.visualIndex(column), split_column + 1 + offset)
+            header.moveSection(header.visualIndex(column), id_column + 1 + offset)
 
     def _update_count(self, *_args) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()

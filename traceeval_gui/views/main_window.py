@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
-        self.resizeDocks([self.browser_dock], [440], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.browser_dock], [470], Qt.Orientation.Horizontal)
 
         self.exports = ExportActions(self)
         self._build_toolbar()
