@@ -124,7 +124,7 @@ def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes
     runs = ws.run_rows(instance_key)
     trace = ws.run(runs[0].id) if runs else None
     overlay = build_overlay(instance, predictions, trace, frozenset(modes))
-    sources, unreadable = _read_sources(instance)
+    sources, unreadable = instance.read_sources()
     return LoadedInstance(instance, overlay, sources, unreadable, extract_symbols(instance.language, sources),
                           tuple(known[m] for m in models), predictions, runs[0] if runs else None)
 
@@ -147,16 +147,6 @@ def render_evidence(loaded: LoadedInstance, mode: str = "model") -> str:
     if mode not in VIEW_MODES:
         raise UsageError(f"unknown view mode {mode!r} (choose from {', '.join(VIEW_MODES)})")
     return _Packet(loaded, mode).render()
-
-
-def _read_sources(instance: Instance) -> tuple[dict[str, str], dict[str, str]]:
-    sources, unreadable = {}, {}
-    for relative in instance.files:
-        try:
-            sources[relative] = instance.read_source(relative).replace("\r\n", "\n").replace("\r", "\n")
-        except (OSError, UnicodeDecodeError) as error:
-            unreadable[relative] = str(error)
-    return sources, unreadable
 
 
 def _inline_svg(svg: str) -> str:

@@ -110,6 +110,16 @@ class Instance:
     def read_source(self, relative: str) -> str:
         return (self.root / relative).read_text(encoding="utf-8")
 
+    def read_sources(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(readable files -> text with '\\n' line ends, unreadable files -> why)."""
+        sources, unreadable = {}, {}
+        for relative in self.files:
+            try:
+                sources[relative] = self.read_source(relative).replace("\r\n", "\n").replace("\r", "\n")
+            except (OSError, UnicodeDecodeError) as error:
+                unreadable[relative] = str(error)
+        return sources, unreadable
+
 
 def instance_key(language: str, program_id: str) -> str:
     return f"{language}/{program_id}"

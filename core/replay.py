@@ -102,7 +102,8 @@ def summary_line(summary: ReplaySummary) -> str:
             f"only in ground truth {summary.only_in_truth}")
 
 
-def _key_note(d: ReplayDiff) -> str:
+def key_notes(d: ReplayDiff) -> list[str]:
+    """What differs in the keys (the defined functions) besides the edges."""
     notes = []
     if d.keys_only_in_trace:
         notes.append(f"{len(d.keys_only_in_trace)} function(s) not keys of the ground truth")
@@ -110,9 +111,12 @@ def _key_note(d: ReplayDiff) -> str:
         notes.append(f"{len(d.keys_only_in_truth)} ground-truth key(s) not found in the source")
     if d.keys_reordered:
         notes.append("keys in another order than the source")
-    if d.unresolved_frames:
-        notes.append(f"{d.unresolved_frames} unresolved frame(s)")
-    return "; ".join(notes)
+    return notes
+
+
+def _key_note(d: ReplayDiff) -> str:
+    unresolved = [f"{d.unresolved_frames} unresolved frame(s)"] if d.unresolved_frames else []
+    return "; ".join(key_notes(d) + unresolved)
 
 
 def to_csv(diffs: Iterable[ReplayDiff]) -> str:

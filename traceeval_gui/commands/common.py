@@ -6,6 +6,7 @@ from pathlib import Path
 
 from core.errors import UsageError
 from core.indexing import IndexReport, open_dataset
+from core.model import LANGUAGES
 from core.normalise import parse_modes
 from core.scoring import Selection, default_split, parse_languages
 from core.workspace import Workspace
@@ -60,3 +61,29 @@ class ProgressLine:
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
+
+
+def model_names(text: str | None, ws) -> list[str] | None:
+    """The models named in a comma list (None when none given); an unknown name is a usage error."""
+    if not text:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    known = {m.name for m in ws.models()}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
+    return names
+
+
+def instance_key_of(ws, given: str) -> str:
+    """An instance key from `language/id` or a bare id (which must name one program)."""
+    if "/" in given and given.split("/", 1)[0] in LANGUAGES:
+        if not ws.has_instance(given):
+            raise UsageError(f"no program {given} in the dataset")
+        return given
+    keys = [f"{language}/{given}" for language in LANGUAGES if ws.has_instance(f"{language}/{given}")]
+    if not keys:
+        raise UsageError(f"no program {given!r} in the dataset")
+    if len(keys) > 1:
+        raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
+    return keys[0]

@@ -5,14 +5,13 @@ import json
 import sys
 from pathlib import Path
 
-from core.errors import UsageError
 from core.importing import import_results as import_into
 from core.metrics import INSTANCE_RULE, instance_scores
-from core.model import LANGUAGES
 from core.results_writer import write_released_results
 from core.scoring import instance_diff, score_table
 from core.tables import render_table
-from traceeval_gui.commands.common import modes_from, open_workspace, selection_from
+from traceeval_gui.commands.common import instance_key_of, model_names, modes_from, open_workspace, \
+    selection_from
 
 
 def import_results(args) -> int:
@@ -37,7 +36,7 @@ def score(args) -> int:
             report = import_into(ws, args.results)
             for problem in report.problems:
                 print(f"{problem.severity}: {problem}", file=sys.stderr)
-        models = _model_names(args.models, ws)
+        models = model_names(args.models, ws)
         table = score_table(ws, models, selection_from(args, ws), modes_from(args), group_by=args.by,
                             confidence=args.ci, resamples=args.resamples, seed=args.seed)
         text = render_table(table, args.format)
@@ -52,8 +51,8 @@ def score(args) -> int:
 def diff(args) -> int:
     ws, _ = open_workspace(args, args.dataset)
     with ws:
-        key = _instance_key(ws, args.instance)
-        _model_names(args.model, ws)
+        key = instance_key_of(ws, args.instance)
+        model_names(args.model, ws)
         modes = modes_from(args)
         result = instance_diff(ws, args.model, key, modes)
         if result is None:
@@ -83,7 +82,7 @@ def diff(args) -> int:
 def export_results(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
-        _model_names(args.model, ws)  # a clear error for an unknown model
+        model_names(args.model, ws)  # a clear error for an unknown model
         row = next(m for m in ws.models() if m.name == args.model)
         metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
         if args.timestamp:
@@ -104,27 +103,3 @@ def models(args) -> int:
             flag = "  [illustrative, not real model output]" if row.illustrative else ""
             print(f"{row.name}: {row.predictions:,} predictions{flag}")
     return 0
-
-
-def _model_names(text: str | None, ws) -> list[str] | None:
-    if not text:
-        return None
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    known = {m.name for m in ws.models()}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
-    return names
-
-
-def _instance_key(ws, given: str) -> str:
-    if "/" in given and given.split("/", 1)[0] in LANGUAGES:
-        if not ws.has_instance(given):
-            raise UsageError(f"no program {given} in the dataset")
-        return given
-    keys = [f"{language}/{given}" for language in LANGUAGES if ws.has_instance(f"{language}/{given}")]
-    if not keys:
-        raise UsageError(f"no program {given!r} in the dataset")
-    if len(keys) > 1:
-        raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
-    return keys[0]

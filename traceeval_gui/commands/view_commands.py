@@ -15,8 +15,8 @@ from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, 
     counts_of, rank_differences
 from core.palette import EDGE_STYLES
 from core.scoring import NormalisedTruths, instance_counts
-from traceeval_gui.commands.common import modes_from, open_workspace, selection_from
-from traceeval_gui.commands.results_commands import _instance_key, _model_names
+from traceeval_gui.commands.common import instance_key_of, model_names, modes_from, open_workspace, \
+    selection_from
 
 GRAPH_FORMATS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
 GRAPH_SUFFIXES = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".graphml": "graphml", ".json": "json"}
@@ -92,10 +92,10 @@ def compare_models(args) -> int:
         raise UsageError(f"--top must be 0 or more, not {args.top}")
     ws, _ = open_workspace(args)
     with ws:
-        _model_names(f"{args.model_a},{args.model_b}", ws)
+        model_names(f"{args.model_a},{args.model_b}", ws)
         modes = modes_from(args)
         if args.instance:
-            return _compare_instance(args, ws, _instance_key(ws, args.instance), modes)
+            return _compare_instance(args, ws, instance_key_of(ws, args.instance), modes)
         selection = selection_from(args, ws)
         rows = selection.rows(ws)
         truths = NormalisedTruths(ws, modes)
@@ -220,7 +220,7 @@ def graph_export(args) -> int:
     fmt = args.format or (GRAPH_SUFFIXES.get(Path(args.output).suffix.lower()) if args.output else None) or "svg"
     ws, _ = open_workspace(args, args.dataset)
     with ws:
-        key = _instance_key(ws, args.instance)
+        key = instance_key_of(ws, args.instance)
         models = _default_models(ws, args.model, args.model_b, args.mode)
         loaded = load_instance(ws, key, models, modes_from(args))
     shown = loaded.shown_mode(args.mode)
@@ -233,7 +233,7 @@ def graph_export(args) -> int:
 def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> list[str]:
     """The models named, checked; like the window, A defaults to the first model and B to the next."""
     names = [m.name for m in ws.models()]
-    _model_names(",".join(n for n in (model_a, model_b) if n), ws)
+    model_names(",".join(n for n in (model_a, model_b) if n), ws)
     if model_a is None and names and mode in ("model", "compare"):
         model_a = names[0]
     if model_b is None and mode == "compare":
@@ -263,7 +263,7 @@ def evidence_packet(args) -> int:
     mode = args.mode or ("compare" if args.model_b else "model")
     ws, _ = open_workspace(args, args.dataset)
     with ws:
-        key = _instance_key(ws, args.instance)
+        key = instance_key_of(ws, args.instance)
         models = _default_models(ws, args.model, args.model_b, mode)
         loaded = load_instance(ws, key, models, modes_from(args))
     text = render_evidence(loaded, mode)

@@ -100,16 +100,6 @@ class InstanceDetail:
         return self._call_sites[edge]
 
 
-def read_sources(instance: Instance) -> tuple[dict[str, str], dict[str, str]]:
-    sources, unreadable = {}, {}
-    for relative in instance.files:
-        try:
-            sources[relative] = instance.read_source(relative).replace("\r\n", "\n").replace("\r", "\n")
-        except (OSError, UnicodeDecodeError) as error:
-            unreadable[relative] = str(error)
-    return sources, unreadable
-
-
 class InstanceDetailLoader:
     """Builds `InstanceDetail`s, keeping the parsed sources of recently shown instances."""
 
@@ -128,7 +118,7 @@ class InstanceDetailLoader:
             instance = ws.instance(key)
             if instance is None:
                 return None
-            sources, unreadable = read_sources(instance)
+            sources, unreadable = instance.read_sources()
             parsed = (instance, sources, unreadable, extract_symbols(instance.language, sources))
         self._parsed[key] = parsed  # most recent last
         while len(self._parsed) > self.keep:

@@ -49,7 +49,7 @@ from core import traces
 from core.model import Edge
 from core.normalise import normalise_name
 from core.palette import EDGE_STYLES
-from core.replay import ReplayDiff, compare_run
+from core.replay import ReplayDiff, compare_run, key_notes
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame
 from core.workspace import RunRow
 from traceeval_gui.app_state import AppState
@@ -620,7 +620,7 @@ class TracerConsolePanel(QWidget):
                        f"stopped were not traced.</span><br>")
         else:
             verdict = ""
-        keys = _keys_note(diff)
+        keys = _keys_note_html(diff)
         self.diff_label.setText(verdict + counts + (f"<br><span style='color:{MUTED_TEXT}'>{keys}</span>" if keys
                                                     else ""))
         for side, edges in ((TRACE_ONLY, diff.only_in_trace), (TRUTH_ONLY, diff.only_in_truth)):
@@ -821,15 +821,8 @@ def _warnings_fact(warnings: tuple[str, ...]) -> str:
     return "<br>".join(shown)
 
 
-def _keys_note(diff: ReplayDiff) -> str:
-    notes = []
-    if diff.keys_only_in_trace:
-        notes.append(f"{len(diff.keys_only_in_trace)} function(s) not keys of the ground truth")
-    if diff.keys_only_in_truth:
-        notes.append(f"{len(diff.keys_only_in_truth)} ground-truth key(s) not found in the source")
-    if diff.keys_reordered:
-        notes.append("keys in another order than the source")
-    return html.escape("; ".join(notes))
+def _keys_note_html(diff: ReplayDiff) -> str:
+    return html.escape("; ".join(key_notes(diff)))
 
 
 # -- widget helpers -----------------------------------------------------------------------------
