@@ -12,12 +12,10 @@ the job ends with `cancelled`.
 from __future__ import annotations
 
 import traceback
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from core import traces
 from core.errors import DatasetError, UsageError
 from core.traces import TraceRun, combine_runs
 from core.workspace import Workspace
@@ -27,7 +25,6 @@ from tracers.base import TraceOptions
 from tracers.sandbox import Limits
 
 MAX_RUNS = 5
-CANCELLED_MESSAGE = "cancelled by the user"
 
 
 class TraceJobSignals(JobSignals):
@@ -74,15 +71,7 @@ class TraceJob(Job):
                 done.append(trace_instance(instance, options))
                 if self._cancel.is_set():
                     break
-            run = combine_runs(done)
-            if self._cancel.is_set() and run.status == traces.KILLED:
-                run = replace(run, message=cancelled_message(run))
+            run = combine_runs(done)  # a cancelled run says so in its message (tracers.tracelog.classify)
             run_id = ws.store_run(run)
         self.signals.stored.emit(self.key, run_id, run)
         return run_id, run
-
-
-def cancelled_message(run: TraceRun) -> str:
-    kept = f"{len(run.edges)} edge(s) seen before it was stopped are kept"
-    of = f" after {run.runs} run(s)" if run.runs > 1 else ""
-    return f"{CANCELLED_MESSAGE}{of}; {kept}"

@@ -137,6 +137,8 @@ def classify(result: SandboxResult | None, raw: RawTrace, limits: Limits,
     if result is None:
         return traces.TRACER_ERROR, "the program was not run", None
     kept = f"; {edge_count} edge(s) seen before it was stopped are kept"
+    if result.cancelled:
+        return traces.KILLED, f"cancelled by the user{kept}", None
     reason = result.limit_reason
     if reason == "wall-clock time limit":
         return traces.TIMEOUT, f"killed after {limits.wall_s:g} s (wall-clock time limit){kept}", None

@@ -159,3 +159,36 @@ def test_the_evidence_packet_is_written_in_the_background(window, state, qtbot, 
     assert blocker.args == [f"Saved the evidence packet to {tmp_path / 'evidence.html'}"]
     text = (tmp_path / "evidence.html").read_text()
     assert "calcpad_0001" in text and "<svg" in text
+
+
+def test_recent_datasets_are_listed_and_reopen_with_their_workspace(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window, state = _window(qtbot, settings)
+    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
+        window.open_dataset(DEMO_DATASET, workspace=tmp_path / "first.sqlite")
+    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
+        assert window.new_workspace(tmp_path / "second.sqlite") is not None
+    assert state.opened.workspace_path == tmp_path / "second.sqlite"
+    assert window.new_workspace(tmp_path / "second.sqlite") is None  # never overwrites a workspace
+    window.fill_recent_menu()
+    entries = window.recent_menu.actions()
+    assert [entry.text() for entry in entries] == ["demo  (" + str(tmp_path / "second.sqlite") + ")"]
+    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
+        entries[0].trigger()
+    assert state.opened.workspace_path == tmp_path / "second.sqlite"
+    window.close()
+
+
+def test_shortcut_actions_toggle_edge_classes_and_cycle_the_graph_mode(window, state):
+    by_text = {action.text().replace("&", ""): action for action in window.actions()}
+    window.browser.select_key(KNOWN)
+    assert state.view_mode == "model" and "TP" in window.graph_panel.drawn_edges().values()
+    by_text["Edge Class 1 of the Legend"].trigger()  # Alt+1: the first class of the legend, TP
+    assert state.hidden_classes == {"TP"}
+    assert "TP" not in window.graph_panel.drawn_edges().values()
+    by_text["Edge Class 1 of the Legend"].trigger()
+    assert not state.hidden_classes
+    by_text["Next Graph Mode"].trigger()  # Ctrl+G
+    assert state.view_mode == "compare"
+    assert set(window.graph_panel.drawn_edges().values()) <= {"both_right", "only_a_right", "only_b_right",
+                                                               "both_wrong"}

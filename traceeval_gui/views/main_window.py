@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(action(self, "&New Workspace…", self._on_new_workspace_triggered, None,
                                    "Start a new workspace file for the open dataset"))
         self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
                                    "Import released results files or JSONL predictions into this workspace"))
@@ -392,10 +392,14 @@ class MainWindow(QMainWindow):
                                               str(Path(self._start_folder()) / f"{opened.name}.sqlite"),
                                               "TraceEval workspaces (*.sqlite)")
         if path:
-            if Path(path).exists():
-                self._on_panel_message(f"{path} exists: use Open Workspace to reuse it")
-                return
-            self.open_dataset(opened.root, path)
+            self.new_workspace(path)
+
+    def new_workspace(self, path: str | Path) -> OpenDatasetJob | None:
+        """Open the current dataset with a new, empty workspace file (None when the file exists)."""
+        if Path(path).exists():
+            self._on_panel_message(f"{path} exists: use Open Workspace to reuse it")
+            return None
+        return self.open_dataset(self.state.opened.root, path)
 
     def _on_import_action_triggered(self) -> None:
         if self.state.opened is None:
@@ -439,7 +443,7 @@ class MainWindow(QMainWindow):
         if self.interactive:
             QMessageBox.warning(self, APP_TITLE, message)
 
-    def _fill_recent_menu(self) -> None:
+    def fill_recent_menu(self) -> None:
         self.recent_menu.clear()
         recent = self.session.recent() if self.session is not None else []
         for item in recent:
