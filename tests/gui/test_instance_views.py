@@ -167,3 +167,20 @@ def test_opening_shows_the_first_program_under_the_first_model(window, state):
     assert window.edge_panel.edges()  # filled, and the first (a mistake) is selected
     assert state.edge == window.edge_panel.edges()[0]
     assert window.source_view.current_line() == state.detail().place(state.edge.caller).start_line
+
+
+def test_selecting_an_edge_also_marks_the_callee_definition_in_its_own_file(window, state):
+    state.select_model("illustrative-strong")
+    window.browser.select_key("javascript/eventide_0001")
+    detail = state.detail()
+    edge = next(e for e in detail.edges
+                if (caller := detail.place(e.caller)) and (callee := detail.place(e.callee))
+                and caller.kind != "module" and callee.kind != "module" and caller.file != callee.file)
+    state.select_edge(edge)
+    caller, callee = detail.place(edge.caller), detail.place(edge.callee)
+    source = window.source_view
+    assert source.current_file() == caller.file  # the caller's file is shown, the callee's is marked
+    assert source.file_view(callee.file).callee_line == callee.start_line
+    assert source.file_view(caller.file).focused_line == caller.start_line
+    state.select_edge(None)
+    assert source.file_view(callee.file).callee_line is None

@@ -66,6 +66,8 @@ class SourceFileView(QPlainTextEdit):
         self.marks: dict[int, LineMark] = {}
         self.focused_line: int | None = None
         self._focus: tuple[int, str, tuple[int, ...]] | None = None  # line, class, call-site lines
+        self.callee_line: int | None = None  # the selected edge's callee definition, when in this file
+        self._callee_kind = ""
         self.gutter = GutterView(self)
         self.blockCountChanged.connect(self._on_document_block_count_changed)
         self.updateRequest.connect(self._on_editor_update_requested)
@@ -90,10 +92,16 @@ class SourceFileView(QPlainTextEdit):
         self.centerCursor()
         self._apply_selections()
 
+    def mark_callee(self, line: int, kind: str) -> None:
+        """Mark the selected edge's callee definition (a hollow diamond in the gutter, the class tint)."""
+        self.callee_line, self._callee_kind = line, kind
+        self._apply_selections()
+
     def clear_focus(self) -> None:
-        if self._focus is not None:
+        if self._focus is not None or self.callee_line is not None:
             self._focus = None
             self.focused_line = None
+            self.callee_line = None
             self._apply_selections()
 
     def current_line(self) -> int:
@@ -102,6 +110,8 @@ class SourceFileView(QPlainTextEdit):
     def _apply_selections(self) -> None:
         selections = []
         lines = {line: edge_tint(mark.tint) for line, mark in self.marks.items()}
+        if self.callee_line is not None:
+            lines[self.callee_line] = QColor(EDGE_FOCUS_TINTS[self._callee_kind])
         if self._focus is not None:
             line, kind, call_sites = self._focus
             for focused in (line, *call_sites):
@@ -220,6 +230,12 @@ class SourceFileView(QPlainTextEdit):
             for kind in mark.kinds:
                 x = left + EDGE_CLASSES.index(kind) * (MARKER_BAR + 1)
                 painter.fillRect(x, top + 2, MARKER_BAR, height - 4, edge_colour(kind))
+        if line == self.callee_line and not focused:  # a hollow diamond: "the callee is defined here"
+            painter.setPen(edge_colour(self._callee_kind))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            middle = top + height // 2
+            painter.drawPolygon(QPolygon([QPoint(5, middle - 4), QPoint(9, middle), QPoint(5, middle + 4),
+                                          QPoint(1, middle)]))
         if (focused or call_site) and self._focus is not None:  # left of the line number
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(edge_colour(self._focus[1]))

@@ -129,6 +129,10 @@ class SourceView(QWidget):
             return
         self._show_notice(detail)
         call_sites = tuple(detail.call_sites(edge))
+        callee = detail.place(edge.callee)
+        callee_view = self.file_view(callee.file) if callee is not None and callee.kind != "module" else None
+        if callee_view is not None:
+            callee_view.mark_callee(callee.start_line, edge.kind)
         line = node.start_line if node.kind != "module" else (call_sites[0] if call_sites else 1)
         self.tabs.setCurrentWidget(view)
         view.focus_line(line, edge.kind, call_sites)
