@@ -1,9 +1,9 @@
 """What the graph view draws, prepared once per layout: edge polylines, filters and short labels.
 
-Everything here is numpy and plain Python (no Qt), so it is cheap to test. One `GraphScene`
-holds the layout of the union of the truth, every model and the trace of an instance, plus the
-polyline of every edge of that union. View modes, hidden classes and filters only choose which
-polylines are drawn; nothing here ever moves a node.
+Everything here is numpy and plain Python (no Qt), so it is cheap to test. One `EdgeGeometry`
+holds the polyline of every edge of an instance's layout (the union of the truth, every model and
+the trace). View modes, hidden classes and filters only choose which polylines are drawn;
+nothing here ever moves a node.
 
 Edges are straight lines from caller to callee when the callee lies to the right (the normal
 case in the left-to-right layout). Back edges (the ones the layout reversed to break cycles,
@@ -158,6 +158,31 @@ def hop_nodes(edges: Iterable[Edge], centres: Iterable[str], hops: int) -> set[s
                 seen[other] = depth + 1
                 queue.append(other)
     return set(seen)
+
+
+def filter_graph(classes: Mapping[Edge, str], rows: Mapping[str, int], hidden: Iterable[str] = (),
+                 errors_only: bool = False, hops: int = 0,
+                 focus: Iterable[str] = ()) -> tuple[dict[Edge, str], np.ndarray]:
+    """The edges to draw and the nodes to draw in full (a mask over `rows`: node -> row of the layout).
+
+    `errors_only` keeps the nodes of the edges left and the `focus` (the selected node, or an edge's
+    two ends; all in `rows`); `hops` > 0 keeps only what is within that many calls of the focus.
+    """
+    drawn = shown_edges(classes, hidden, errors_only)
+    shown = np.ones(len(rows), dtype=bool)
+    focus = list(focus)
+    if errors_only:
+        shown[:] = False
+        for caller, callee in drawn:
+            shown[rows[caller]] = shown[rows[callee]] = True
+        shown[[rows[name] for name in focus]] = True
+    if hops and focus:
+        near = hop_nodes(drawn, focus, hops)
+        around = np.zeros(len(rows), dtype=bool)
+        around[[rows[name] for name in near if name in rows]] = True
+        shown &= around
+        drawn = {e: c for e, c in drawn.items() if e[0] in near and e[1] in near}
+    return drawn, shown
 
 
 # -- labels ---------------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 """The pyqtgraph items of the graph view: one path per edge class, arrowheads and node labels.
 
-Nodes are a single `pg.ScatterPlotItem` (built in graph_view). Edges of one class are one
+Nodes are a single `pg.ScatterPlotItem` (built in graph_canvas). Edges of one class are one
 `EdgePathItem`: one path from `arrayToQPath(..., connect="pairs")`. Edges, arrowheads and labels
 are painted in device pixels at paint time from numpy arrays (culled to the visible range), one
 item each, instead of one QGraphicsItem per node or edge.
 
 None of these items takes part in Qt's item hit testing (their `shape()` is empty): the graph
-view hit-tests nodes and edges itself with numpy, which stays fast for thousands of edges.
+canvas hit-tests nodes and edges itself with numpy, which stays fast for thousands of edges.
 """
 from __future__ import annotations
 

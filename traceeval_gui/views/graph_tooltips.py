@@ -1,0 +1,48 @@
+"""The graph view's hover text: what a node or an edge is, as rich text."""
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Mapping
+
+from core.model import Edge, Node
+from core.overlay import InstanceOverlay
+from core.palette import EDGE_STYLES, MODE_CLASSES
+from traceeval_gui.views.style import MUTED_TEXT
+
+
+def node_tooltip(name: str, place: Node | None, file: str, classes: Mapping[Edge, str], mode: str) -> str:
+    """Where the node is defined, and its calls either way counted by class (`classes`: the edges of `mode`)."""
+    lines = [f"<b>{html.escape(name)}</b>"]
+    if place is not None:
+        lines.append(f"{html.escape(place.file)}, line {place.start_line} ({html.escape(place.kind)})")
+    elif file:
+        lines.append(html.escape(file))
+    else:
+        lines.append(f"<span style='color:{MUTED_TEXT}'>not defined in the program source</span>")
+    order = MODE_CLASSES[mode]
+    out = Counter(c for (a, _), c in classes.items() if a == name)
+    into = Counter(c for (_, b), c in classes.items() if b == name)
+    for title, counts in (("calls", out), ("called by", into)):
+        if counts:
+            parts = [f"<span style='color:{EDGE_STYLES[c].colour}'>{n} {html.escape(EDGE_STYLES[c].label)}</span>"
+                     for c, n in sorted(counts.items(), key=lambda item: order.index(item[0])
+                                        if item[0] in order else 99)]
+            lines.append(f"{title}: {', '.join(parts)}")
+    return "<br>".join(lines)
+
+
+def edge_tooltip(edge: Edge, edge_class: str | None, overlay: InstanceOverlay) -> str:
+    """The edge's class, which models predicted it, and whether the ground truth and the trace have it."""
+    lines = [f"<b>{html.escape(edge[0])}</b> → <b>{html.escape(edge[1])}</b>"]
+    if edge_class is not None:
+        style = EDGE_STYLES[edge_class]
+        lines.append(f"<span style='color:{style.colour}'><b>{html.escape(style.label)}</b></span>: "
+                     f"{html.escape(style.description)}")
+    overlay_edge = overlay.edge(*edge)
+    if overlay_edge is not None:
+        models = ", ".join(m for m in overlay.models if m in overlay_edge.models) or "no model"
+        traced = "no trace run" if overlay.trace is None else ("yes" if overlay_edge.traced else "no")
+        lines.append(f"predicted by: {html.escape(models)}")
+        lines.append(f"in the ground truth: {'yes' if overlay_edge.truth else 'no'}; traced: {traced}")
+    return "<br>".join(lines)
