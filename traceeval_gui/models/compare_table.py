@@ -18,6 +18,7 @@ from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, 
 from core.palette import EDGE_STYLES
 from core.workspace import InstanceRow
 from traceeval_gui.models.filtering import change_row_filter
+from traceeval_gui.models.sorting import ListSortedModel
 from traceeval_gui.views.style import MUTED_TEXT
 
 EDGE_ROLE = Qt.ItemDataRole.UserRole  # CompareEdge (edge table) / InstanceRow (dataset table)
@@ -187,7 +188,7 @@ COLUMN_FIELDS = tuple(field for field, _, _ in DIFFERENCE_COLUMNS)
 NUMBER_FIELDS = {"rank", "f1_a", "f1_b", "delta", "counts_a", "counts_b"}
 
 
-class DifferenceTableModel(QAbstractTableModel):
+class DifferenceTableModel(ListSortedModel, QAbstractTableModel):
     """One row per instance both models answered, in `rank_differences` order until sorted."""
 
     def __init__(self, parent=None) -> None:
@@ -293,19 +294,6 @@ class DifferenceTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and field in ("f1_a", "counts_a", "f1_b", "counts_b"):
             return QBrush(QColor(MODEL_A_COLOUR if field.endswith("_a") else MODEL_B_COLOUR))
         return None
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(DIFFERENCE_COLUMNS):
-            return
-        self._sorted_by = (column, order)
-        self.layoutAboutToBeChanged.emit()
-        old = self.persistentIndexList()
-        items = [self._order[index.row()] for index in old]
-        self._order = self._sorted_order(column, order)
-        position = {item: row for row, item in enumerate(self._order)}
-        self.changePersistentIndexList(old, [self.index(position[item], index.column())
-                                             for item, index in zip(items, old)])
-        self.layoutChanged.emit()
 
     def _sorted_order(self, column: int, order: Qt.SortOrder) -> list[int]:
         field = COLUMN_FIELDS[column]

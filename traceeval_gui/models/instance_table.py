@@ -16,6 +16,7 @@ from core.metrics import Counts, instance_scores
 from core.model import LANGUAGE_TITLES
 from core.workspace import InstanceRow, ModelRow
 from traceeval_gui.models.filtering import change_row_filter
+from traceeval_gui.models.sorting import ListSortedModel
 from traceeval_gui.views.style import f1_column_tooltip
 
 ROW_ROLE = Qt.ItemDataRole.UserRole  # the core InstanceRow
@@ -35,7 +36,7 @@ NUMBER_COLUMNS = {"functions", "edges", "lines"}
 MISSING_SCORE = -1.0  # sorts programs without a result below 0 %
 
 
-class InstanceTableModel(QAbstractTableModel):
+class InstanceTableModel(ListSortedModel, QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[InstanceRow] = []
@@ -157,19 +158,6 @@ class InstanceTableModel(QAbstractTableModel):
             font.setBold(True)
             return font
         return None
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < self.columnCount():
-            return
-        self._sorted_by = (column, order)
-        self.layoutAboutToBeChanged.emit()
-        old = self.persistentIndexList()
-        items = [self._order[index.row()] for index in old]
-        self._order = self._sorted_order(column, order)
-        position = {item: row for row, item in enumerate(self._order)}
-        self.changePersistentIndexList(old, [self.index(position[item], index.column())
-                                             for item, index in zip(items, old)])
-        self.layoutChanged.emit()
 
     def _sorted_order(self, column: int, order: Qt.SortOrder) -> list[int]:
         rows = self._rows
