@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 # isort: split
 import pyqtgraph as pg  # after PySide6 (DESIGN.md)
@@ -25,6 +25,7 @@ from core.normalise import MODES
 from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
 from core.tables import DAGGER
 from traceeval_gui.app_state import AppState
+from traceeval_gui.views.elided_label import ElidedLabel
 from traceeval_gui.views.style import MUTED_TEXT
 
 if TYPE_CHECKING:
@@ -127,11 +128,9 @@ class MetricsPlotsPanel(QWidget):
         plots.setSpacing(2)
         for plot in (self.histogram_plot, self.scatter_plot, self.bars_plot):
             plots.addWidget(plot, 1)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = ElidedLabel()  # one line under the plots, whatever their height
         self.status.setStyleSheet(f"color: {MUTED_TEXT};")
         self.status.setContentsMargins(8, 0, 8, 4)
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status.setToolTip(f"Histogram and scatter: per-program F1, rule: {INSTANCE_RULE}.<br>"
                                "Bars: the paper's rule: TP / FP / FN summed per language (micro), "
                                "then the unweighted mean over languages (macro).")
