@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import networkx as nx
+import numpy as np
 
 from core.graph_layout import GraphLayout, layered_layout
 from core.model import Edge
@@ -185,8 +186,9 @@ def to_json(picture: GraphPicture) -> str:
     edges = []
     for (caller, callee), cls in picture.edges.items():
         truth, models, traced = _edge_record(picture, (caller, callee))
+        route = layout.routes.get((caller, callee))
         edges.append({"caller": caller, "callee": callee, "class": cls, "truth": truth, "models": models,
-                      "traced": traced})
+                      "traced": traced, "route": [] if route is None else route.tolist()})
     classes = {cls: {**EDGE_STYLES[cls]._asdict(), "count": count} for cls, count in class_counts(picture).items()}
     data = {"title": picture.title, "mode": picture.mode, "model_a": picture.model_a, "model_b": picture.model_b,
             "hidden": sorted(picture.hidden), "nodes": nodes, "edges": edges, "classes": classes}
@@ -219,12 +221,14 @@ def to_svg(picture: GraphPicture, width: int | None = None) -> str:
     layout = picture.layout
     colours = file_colours(picture)
     counts = class_counts(picture)
+    ys = np.concatenate([layout.positions[:, 1], *(layout.routes[e][:, 1] for e in picture.edges if e in layout.routes)])
+    top, graph_h = (float(ys.min()), float(np.ptp(ys))) if len(ys) else (0.0, 0.0)  # routes may pass above or below
     graph_w = layout.width + NODE_W if layout.nodes else 0.0
     content_w = max(graph_w, 520.0)
     legend = _legend_rows(picture, colours, counts, content_w)
     header_h = 40.0 + 22.0 * len(legend)
     total_w = content_w + 2 * MARGIN
-    total_h = header_h + LOOP_ROOM + (layout.height + NODE_H if layout.nodes else 0.0) + MARGIN + 30.0
+    total_h = header_h + LOOP_ROOM + (graph_h + NODE_H if layout.nodes else 0.0) + MARGIN + 30.0
     scale = (width / total_w) if width else 1.0
     root = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "version": "1.1",
                               "width": _fmt(total_w * scale), "height": _fmt(total_h * scale),
@@ -239,9 +243,11 @@ def to_svg(picture: GraphPicture, width: int | None = None) -> str:
     _sub(root, "text", picture.title, x=_fmt(MARGIN), y="26", font_size="16", font_weight="bold", fill="#212121")
     _draw_legend(root, legend, counts, colours)
     ox = MARGIN + NODE_W / 2 - (float(layout.positions[:, 0].min()) if layout.nodes else 0.0)
-    oy = header_h + LOOP_ROOM + NODE_H / 2 - (float(layout.positions[:, 1].min()) if layout.nodes else 0.0)
+    oy = header_h + LOOP_ROOM + NODE_H / 2 - top
     centres = {name: (float(x) + ox, float(y) + oy) for name, (x, y) in zip(layout.nodes, layout.positions)}
-    _draw_edges(_sub(root, "g", class_="edges"), picture, centres)
+    routes = {edge: [(float(x) + ox, float(y) + oy) for x, y in layout.routes[edge].tolist()]
+              for edge in picture.edges if edge in layout.routes}
+    _draw_edges(_sub(root, "g", class_="edges"), picture, centres, routes)
     _draw_nodes(_sub(root, "g", class_="nodes"), picture, centres, colours)
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -293,13 +299,17 @@ def _draw_legend(root: ET.Element, rows: list[list[tuple[str, str, float]]], cou
             x += item_w
 
 
-def _ports(picture: GraphPicture, centres: Mapping[str, tuple[float, float]]) -> dict[tuple[Edge, bool], float]:
+def _ports(picture: GraphPicture, centres: Mapping[str, tuple[float, float]],
+           routes: Mapping[Edge, list[tuple[float, float]]]) -> dict[tuple[Edge, bool], float]:
     """Vertical offset of each forward edge's end on its box side, so arrows into one node fan out."""
     sides: dict[tuple[str, bool], list[tuple[float, Edge]]] = {}
     for caller, callee in picture.edges:
         if caller != callee and centres[caller][0] < centres[callee][0]:
-            sides.setdefault((caller, False), []).append((centres[callee][1], (caller, callee)))
-            sides.setdefault((callee, True), []).append((centres[caller][1], (caller, callee)))
+            route = routes.get((caller, callee))
+            leaves_towards = route[0][1] if route else centres[callee][1]
+            arrives_from = route[-1][1] if route else centres[caller][1]
+            sides.setdefault((caller, False), []).append((leaves_towards, (caller, callee)))
+            sides.setdefault((callee, True), []).append((arrives_from, (caller, callee)))
     out: dict[tuple[Edge, bool], float] = {}
     for (_, incoming), ends in sides.items():
         ends.sort()
@@ -309,7 +319,10 @@ def _ports(picture: GraphPicture, centres: Mapping[str, tuple[float, float]]) ->
     return out
 
 
-def _edge_path(caller: tuple[float, float], callee: tuple[float, float], out_dy: float, in_dy: float) -> str:
+def _edge_path(caller: tuple[float, float], callee: tuple[float, float], out_dy: float, in_dy: float,
+               route: list[tuple[float, float]] | None = None) -> str:
+    """`route`: the points a long forward edge passes through, one per layer between its ends; the path
+    runs level through each layer (clear of its boxes) and straight between layers."""
     (x1, y1), (x2, y2) = caller, callee
     half_w, half_h = NODE_W / 2, NODE_H / 2
     if (x1, y1) == (x2, y2):  # recursion: a loop over the box's top right corner
@@ -317,19 +330,21 @@ def _edge_path(caller: tuple[float, float], callee: tuple[float, float], out_dy:
         return f"M{_fmt(left)},{_fmt(top)} C{_fmt(left)},{_fmt(top - 22)} {_fmt(right)},{_fmt(top - 22)} " \
                f"{_fmt(right)},{_fmt(top - 1)}"
     if x1 < x2:  # forward: right side of the caller to the left side of the callee
-        return f"M{_fmt(x1 + half_w)},{_fmt(y1 + out_dy)} L{_fmt(x2 - half_w - 1)},{_fmt(y2 + in_dy)}"
+        through = "".join(f" L{_fmt(x - half_w)},{_fmt(y)} L{_fmt(x + half_w)},{_fmt(y)}" for x, y in route or ())
+        return f"M{_fmt(x1 + half_w)},{_fmt(y1 + out_dy)}{through} L{_fmt(x2 - half_w - 1)},{_fmt(y2 + in_dy)}"
     # back edge (callee to the left): under both boxes, into the callee from below
     bulge = 16 + 0.06 * abs(x1 - x2)
     sx, sy, ex, ey = x1 - 24, y1 + half_h, x2 + 24, y2 + half_h + 1
     return f"M{_fmt(sx)},{_fmt(sy)} C{_fmt(sx)},{_fmt(sy + bulge)} {_fmt(ex)},{_fmt(ey + bulge)} {_fmt(ex)},{_fmt(ey)}"
 
 
-def _draw_edges(group: ET.Element, picture: GraphPicture, centres: Mapping[str, tuple[float, float]]) -> None:
-    ports = _ports(picture, centres)
+def _draw_edges(group: ET.Element, picture: GraphPicture, centres: Mapping[str, tuple[float, float]],
+                routes: Mapping[Edge, list[tuple[float, float]]]) -> None:
+    ports = _ports(picture, centres, routes)
     for (caller, callee), cls in picture.edges.items():
         style = EDGE_STYLES[cls]
         d = _edge_path(centres[caller], centres[callee], ports.get(((caller, callee), False), 0.0),
-                       ports.get(((caller, callee), True), 0.0))
+                       ports.get(((caller, callee), True), 0.0), routes.get((caller, callee)))
         path = _sub(group, "path", d=d, fill="none", stroke=style.colour, stroke_width="1.4",
                     stroke_dasharray=SVG_DASHES[style.dash], marker_end=f"url(#arrow-{cls})", class_=f"edge {cls}")
         _sub(path, "title", f"{caller} \u2192 {callee}: {style.label}")

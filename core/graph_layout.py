@@ -2,7 +2,8 @@
 
 Steps: break cycles with the greedy Eades-Lin-Smyth feedback-arc-set heuristic, put every node on
 its longest path from a source, split long edges into chains of dummy nodes, reduce crossings with
-barycenter sweeps (keeping the best order seen), then centre every layer on the tallest one.
+barycenter sweeps (keeping the best order seen), then stack every layer's nodes and dummies (dummies
+packed closer) and centre it on the tallest one. The dummies' places are the routes of long edges.
 Nodes are numbered by (group, name) before anything else, so the picture depends only on the node
 and edge *sets*, never on the order they were given in.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -19,9 +20,11 @@ from core.model import Edge
 
 LAYER_GAP = 260.0
 NODE_GAP = 44.0
+DUMMY_GAP = NODE_GAP / 4  # between two dummies of a layer; NODE_GAP / 2 between a dummy and a node
 SWEEPS = 4  # down + up barycenter passes; more rarely helps on call graphs
 # Dummy chains follow long edges through every layer they cross, which orders them better, but a
 # deep random graph can need 100k+ of them; beyond this many, long edges pull on their far end directly.
+ROUTED_DUMMIES_PER_NODE = 10  # above this many route points per node, long edges are drawn straight
 _DUMMY_LIMIT = 100_000  # about 0.5 s of sweeps on this 2-core machine
 
 
@@ -33,6 +36,9 @@ class GraphLayout:
     positions: np.ndarray  # float64, (n, 2)
     layers: np.ndarray  # int, (n,)
     reversed_edges: frozenset[Edge] = frozenset()  # drawn as back edges (right to left)
+    # edge spanning several layers -> (k, 2) points it passes through, one per layer crossed, caller side
+    # first; empty when there were too many long edges to route (_DUMMY_LIMIT)
+    routes: Mapping[Edge, np.ndarray] = field(default_factory=dict)
 
     @cached_property
     def _indices(self) -> dict[str, int]:
@@ -80,21 +86,60 @@ def layered_layout(nodes: Sequence[str], edges: Iterable[Edge], groups: Mapping[
                                                                                    dst[back].tolist()))
     up = np.where(back, dst, src)
     down = np.where(back, src, dst)
+    unique_of = np.arange(up.size)
     if up.size:  # a 2-cycle becomes a duplicate once one of its edges is reversed
-        up, down = np.unique(np.stack([up, down], axis=1), axis=0).T
+        stacked, unique_of = np.unique(np.stack([up, down], axis=1), axis=0, return_inverse=True)
+        up, down = stacked.T
+        unique_of = unique_of.reshape(-1)
     layer = _longest_path_layers(n, up, down, rank)
-    slot = _order_layers(n, layer, up, down, group_rank, sweeps)
+    node_layer, slot, routed = _order_layers(n, layer, up, down, group_rank, sweeps)
+    if routed and node_layer.size - n > ROUTED_DUMMIES_PER_NODE * n:
+        # So many long edges that routing them would stretch the layers and make every redraw
+        # heavy: keep the ordering they gave, draw them straight.
+        routed, node_layer, slot = False, node_layer[:n], slot[:n]
 
-    widths = np.bincount(layer, minlength=int(layer.max()) + 1)
-    tallest = int(widths.max())
-    x = layer * LAYER_GAP
-    y = (slot + (tallest - widths[layer]) / 2.0) * NODE_GAP
+    x = node_layer * LAYER_GAP
+    y = _stacked_rows(n, node_layer, slot)
+    everywhere = np.stack([x, y], axis=1).astype(np.float64)  # real nodes (by number), then dummies
     given = np.array([cid[name] for name in names], dtype=np.int64)
-    positions = np.stack([x[given], y[given]], axis=1).astype(np.float64)
+    positions = everywhere[given]
     layers = layer[given].astype(np.int64)
     positions.setflags(write=False)
     layers.setflags(write=False)
-    return GraphLayout(names, positions, layers, reversed_edges)
+    routes = {}
+    if routed:
+        dummies = _first_dummies(n, layer[down] - layer[up] - 1)
+        for s, d, is_back, j in zip(src.tolist(), dst.tolist(), back.tolist(), unique_of.tolist()):
+            start, stop = dummies[j], dummies[j + 1]
+            if stop > start:
+                points = everywhere[start:stop][::-1] if is_back else everywhere[start:stop].copy()
+                points.setflags(write=False)
+                routes[(names[canon[s]], names[canon[d]])] = points
+    return GraphLayout(names, positions, layers, reversed_edges, routes)
+
+
+def _first_dummies(n: int, extra: np.ndarray) -> np.ndarray:
+    """Node number of each edge's first dummy (edge i owns numbers [out[i], out[i + 1])), dummies numbered from n."""
+    return n + np.concatenate([[0], np.cumsum(extra)]).astype(np.int64)
+
+
+def _stacked_rows(n: int, node_layer: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """y of every node (the first n real, the rest dummies) stacked in slot order within its layer,
+    NODE_GAP between real nodes, less next to dummies, each layer centred on the tallest."""
+    order = np.lexsort((slot, node_layer))
+    lay = node_layer[order]
+    dummy = order >= n
+    gap = np.where(dummy[1:] & dummy[:-1], DUMMY_GAP,
+                   np.where(dummy[1:] | dummy[:-1], NODE_GAP / 2, NODE_GAP))
+    gap[lay[1:] != lay[:-1]] = 0.0
+    below = np.cumsum(np.concatenate([[0.0], gap]))
+    first = np.searchsorted(lay, lay, side="left")
+    last = np.searchsorted(lay, lay, side="right") - 1
+    within = below - below[first]
+    height = below[last] - below[first]
+    y = np.empty(order.size)
+    y[order] = within + (height.max() - height) / 2.0
+    return y
 
 
 def _acyclic_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -174,10 +219,12 @@ def _longest_path_layers(n: int, up: np.ndarray, down: np.ndarray, rank: np.ndar
 
 def _order_layers(n: int, layer: np.ndarray, up: np.ndarray, down: np.ndarray, group_rank: np.ndarray,
                   sweeps: int) -> np.ndarray:
-    """Slot of every real node within its layer after barycenter crossing reduction."""
+    """Layer and slot within it of every node after barycenter crossing reduction, real nodes first, then
+    the dummies of long edges if they were split (the third value says so)."""
     span = layer[down] - layer[up]
     extra = span - 1
-    if int(extra.sum()) > _DUMMY_LIMIT:
+    routed = int(extra.sum()) <= _DUMMY_LIMIT
+    if not routed:
         s, t, node_layer, node_group = up, down, layer, group_rank
     else:
         s, t, node_layer, node_group = _split_long_edges(n, layer, up, down, span, group_rank)
@@ -219,19 +266,14 @@ def _order_layers(n: int, layer: np.ndarray, up: np.ndarray, down: np.ndarray, g
         if crossings >= best_crossings:
             break  # converged (or started to oscillate)
         best, best_crossings = pos.copy(), crossings
-    real = best[:n]
-    order = np.lexsort((real, layer))
-    slot = np.empty(n, dtype=np.int64)
-    starts = np.cumsum(np.bincount(layer)) - np.bincount(layer)
-    slot[order] = np.arange(n) - starts[layer[order]]
-    return slot
+    return node_layer, best, routed and total > n
 
 
 def _split_long_edges(n: int, layer: np.ndarray, up: np.ndarray, down: np.ndarray, span: np.ndarray,
                       group_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Replace an edge spanning k layers by k one-layer segments through k - 1 dummy nodes."""
     extra = span - 1
-    first_dummy = n + np.cumsum(extra) - extra  # per edge
+    first_dummy = _first_dummies(n, extra)[:-1]  # per edge
     edge_of_seg = np.repeat(np.arange(span.size), span)
     step = np.arange(edge_of_seg.size) - np.repeat(np.cumsum(span) - span, span)
     s = np.where(step == 0, up[edge_of_seg], first_dummy[edge_of_seg] + step - 1)

@@ -7,6 +7,7 @@ import networkx as nx
 import pytest
 
 from core.graph_export import (
+    NODE_W,
     SVG_DASHES,
     UNPLACED_LABEL,
     GraphPicture,
@@ -285,6 +286,32 @@ def test_svg_arrows_end_outside_the_boxes_and_back_edges_curve(pictures):
                 assert "C" in path.get("d")
                 assert (caller, callee) in picture.layout.reversed_edges
     assert seen_loop and seen_back  # the demo has recursion and mutual calls
+
+
+def test_json_and_svg_follow_the_routes_of_long_edges(pictures):
+    numbers = re.compile(r"-?\d+(?:\.\d+)?")
+    seen_route = False
+    for picture in pictures.values():
+        routes = picture.layout.routes
+        for edge in json.loads(to_json(picture))["edges"]:
+            route = routes.get((edge["caller"], edge["callee"]))
+            assert edge["route"] == ([] if route is None else route.tolist())
+        root = ET.fromstring(to_svg(picture))
+        boxes = node_boxes(root)
+        for path in edge_paths(root):
+            caller, callee = path.find(f"{SVG}title").text.rsplit(":", 1)[0].split(" \u2192 ")
+            route = routes.get((caller, callee))
+            if route is None or (caller, callee) in picture.layout.reversed_edges:
+                continue
+            seen_route = True
+            values = [float(v) for v in numbers.findall(path.get("d"))]
+            points = list(zip(values[0::2], values[1::2]))
+            assert len(points) == 2 * len(route) + 2  # level through every layer between the ends
+            for (ax, ay), (bx, by) in zip(points[1:-1:2], points[2:-1:2]):
+                assert ay == by and bx - ax == pytest.approx(NODE_W, abs=0.1)
+                for x, y, w, h, _ in boxes.values():  # the level run passes no box of its layer
+                    assert not (abs(x - ax) < 1 and y <= ay <= y + h)
+    assert seen_route
 
 
 def test_svg_width_scales_the_drawing_not_the_scene(pictures):

@@ -139,11 +139,55 @@ def test_no_two_nodes_share_a_position_and_layers_are_centred():
     nodes, edges = random_graph(300, 600, seed=11)
     layout = layered_layout(nodes, edges)
     assert len({tuple(p) for p in layout.positions}) == len(nodes)
-    middle = layout.height / 2
-    for layer in set(layout.layers.tolist()):
-        ys = layout.positions[layout.layers == layer, 1]
+    everything = np.concatenate([layout.positions, *layout.routes.values()])  # nodes and route points
+    middle = (everything[:, 1].min() + everything[:, 1].max()) / 2
+    for x in set(everything[:, 0].tolist()):
+        ys = everything[everything[:, 0] == x, 1]
         assert (ys.min() + ys.max()) / 2 == pytest.approx(middle)
-        assert np.allclose(np.diff(np.sort(ys)), NODE_GAP)
+        real = np.sort(layout.positions[layout.positions[:, 0] == x, 1])
+        assert np.all(np.diff(real) >= NODE_GAP - 1e-9)
+
+
+def test_long_edges_are_routed_through_every_layer_they_cross():
+    nodes, edges = random_graph(150, 200, seed=3)
+    layout = layered_layout(nodes, edges)
+    real = {tuple(p) for p in layout.positions.tolist()}
+    long_edges = [(a, b) for a, b in set(edges)
+                  if a != b and abs(int(layout.layers[layout.index(a)]) - int(layout.layers[layout.index(b)])) > 1]
+    assert long_edges and set(layout.routes) == set(long_edges)
+    for (caller, callee), route in layout.routes.items():
+        start, end = int(layout.layers[layout.index(caller)]), int(layout.layers[layout.index(callee)])
+        step = 1 if end > start else -1
+        assert route.shape == (abs(end - start) - 1, 2)
+        assert route[:, 0].tolist() == [layer * LAYER_GAP for layer in range(start + step, end, step)]
+        assert not real & {tuple(p) for p in route.tolist()}
+        for x, y in route.tolist():  # half a row clear of every node of its layer
+            assert np.all(np.abs(layout.positions[layout.positions[:, 0] == x, 1] - y) >= NODE_GAP / 2 - 1e-9)
+        if (caller, callee) in layout.reversed_edges:
+            assert step == -1
+    again = layered_layout(list(reversed(nodes)), list(reversed(edges)))
+    assert again.routes.keys() == layout.routes.keys()
+    for edge, route in layout.routes.items():
+        assert np.array_equal(again.routes[edge], route)
+    assert np.array_equal(again.positions[[again.index(n) for n in nodes]], layout.positions[[layout.index(n) for n in nodes]])
+
+
+def test_graphs_with_many_long_edges_draw_them_straight_at_the_same_ordering():
+    nodes, edges = random_graph(150, 320, seed=3)  # about 14 route points per node
+    layout = layered_layout(nodes, edges)
+    assert layout.routes == {}
+    for layer in set(layout.layers.tolist()):  # rows exactly one gap apart: no room kept for routes
+        rows = np.sort(layout.positions[layout.layers == layer, 1])
+        assert np.allclose(np.diff(rows), NODE_GAP)
+
+
+def test_too_many_long_edges_fall_back_to_no_routes(monkeypatch):
+    monkeypatch.setattr(graph_layout, "_DUMMY_LIMIT", 0)
+    nodes, edges = random_graph(150, 320, seed=3)
+    layout = layered_layout(nodes, edges)
+    assert layout.routes == {}
+    for layer in set(layout.layers.tolist()):
+        assert np.allclose(np.diff(np.sort(layout.positions[layout.layers == layer, 1])), NODE_GAP)
 
 
 def test_barycenter_sweeps_remove_crossings_the_name_order_has():

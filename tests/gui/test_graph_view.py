@@ -119,10 +119,18 @@ def test_drawn_edges_per_class_are_the_overlay_classification(window, state, pan
     state.set_view_mode(mode)
     expected = classify_edges(state.detail().overlay, mode, WEAK, STRONG)
     assert panel.mode == mode and panel.drawn_edges() == expected
-    geometry = EdgeGeometry.build(panel.picture.layout, expected)
+    layout = panel.picture.layout
+    geometry = EdgeGeometry.build(layout, [e.edge for e in state.detail().overlay.edges])
+    routed = set(geometry.edges[i] for i in geometry.routes.ids.tolist())
+
+    def segments_of(edge):
+        if edge in routed:
+            return len(layout.routes[edge]) + 1
+        return CURVE_POINTS - 1 if geometry.curved[geometry.index[edge]] else 1
+
     for name in MODE_CLASSES[mode]:
         edges = [e for e, c in expected.items() if c == name]
-        segments = sum(CURVE_POINTS - 1 if geometry.curved[geometry.index[e]] else 1 for e in edges)
+        segments = sum(segments_of(e) for e in edges)
         assert len(panel.edge_items[name].starts) == segments, name
         button = panel.class_buttons[name]
         assert button.text() == f"{EDGE_STYLES[name].label} {len(edges)}"
@@ -243,6 +251,29 @@ def test_clicking_an_edge_selects_it(window, state, panel, qtbot):
     assert selected.kind == panel.drawn_edges()[edge]  # model mode: TP / FP / FN of model A
     assert len(panel.edge_halo.starts) >= 1
     assert panel.edge_at((middle[0], middle[1] + NODE_GAP * 5)) != edge
+
+
+def test_a_routed_edge_is_drawn_and_hit_along_its_route(window, state, panel, qtbot):
+    _show(state)
+    layout = panel.picture.layout
+    drawn = panel.drawn_edges()
+    routed = sorted(e for e in drawn if e in layout.routes and (e[1], e[0]) not in drawn)
+    edge = max(routed, key=lambda e: (len(layout.routes[e]), e))
+    route = layout.routes[edge]
+    assert len(route) >= 2, "calcpad has edges spanning three layers or more"
+    points = np.concatenate([[layout.position(edge[0])], route, [layout.position(edge[1])]])
+    item = panel.edge_items[drawn[edge]]
+    drawn_points = {tuple(p) for p in np.concatenate([item.starts, item.ends]).tolist()}
+    assert {tuple(p) for p in points.tolist()} <= drawn_points
+    middle = len(points) // 2
+    on_middle = (points[middle - 1] + points[middle]) / 2  # a segment that does not touch either end
+    panel.view.setRange(QRectF(on_middle[0] - 200, on_middle[1] - 150, 400, 300), padding=0.0)
+    assert panel.edge_at(tuple(on_middle)) == edge
+    with qtbot.waitSignal(state.edge_selected) as blocker:
+        QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, pos=_screen_point(panel, *on_middle))
+    assert (blocker.args[0].caller, blocker.args[0].callee) == edge
+    halo = {tuple(p) for p in np.concatenate([panel.edge_halo.starts, panel.edge_halo.ends]).tolist()}
+    assert halo == {tuple(p) for p in points.tolist()}
 
 
 def test_hover_text_names_the_node_or_edge(window, state, panel):

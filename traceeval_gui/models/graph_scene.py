@@ -6,10 +6,12 @@ the trace). View modes, hidden classes and filters only choose which polylines a
 nothing here ever moves a node.
 
 Edges are straight lines from caller to callee when the callee lies to the right (the normal
-case in the left-to-right layout). Back edges (the ones the layout reversed to break cycles,
+case in the left-to-right layout); an edge spanning several layers is a polyline through the
+points the layout routed it along (`GraphLayout.routes`), clear of the nodes between. Back edges (the ones the layout reversed to break cycles,
 and edges within one layer) are cubic curves bowing to the left of their direction, so a
 back edge never hides under the forward edge of a two-cycle; self-loops are small loops under
-the node.
+the node. A back edge with a route follows it too, unless its reverse is also drawn (a two-cycle:
+the two would overlap).
 """
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ class EdgeGeometry:
     lines: np.ndarray  # (s, 2, 2)
     curve_ids: np.ndarray  # (c,) edge indices of curves (back edges, same-layer edges, self-loops)
     curves: np.ndarray  # (c, CURVE_POINTS, 2)
+    routes: RoutedEdges = field(default_factory=lambda: RoutedEdges.build([], []))
     curved: np.ndarray = field(init=False)  # (e,) bool
 
     def __post_init__(self) -> None:
@@ -79,11 +82,17 @@ class EdgeGeometry:
         reversed_edges = layout.reversed_edges
         back = np.fromiter((e in reversed_edges for e in kept), dtype=bool, count=count)
         back |= p1[:, 0] <= p0[:, 0]  # same-layer edges and self-loops curve too
-        line_ids = np.flatnonzero(~back)
-        curve_ids = np.flatnonzero(back)
+        kept_set = set(kept)
+        routed = np.fromiter((e in layout.routes and not (back[i] and (e[1], e[0]) in kept_set)
+                              for i, e in enumerate(kept)), dtype=bool, count=count)
+        route_ids = np.flatnonzero(routed)
+        routes = RoutedEdges.build(route_ids, [np.concatenate([p0[i:i + 1], layout.routes[kept[i]], p1[i:i + 1]])
+                                               for i in route_ids.tolist()])
+        line_ids = np.flatnonzero(~back & ~routed)
+        curve_ids = np.flatnonzero(back & ~routed)
         lines = np.stack([p0[line_ids], p1[line_ids]], axis=1)
         curves = _curves(p0[curve_ids], p1[curve_ids])
-        return cls(kept, {e: i for i, e in enumerate(kept)}, line_ids, lines, curve_ids, curves)
+        return cls(kept, {e: i for i, e in enumerate(kept)}, line_ids, lines, curve_ids, curves, routes)
 
     def mask(self, edges: Iterable[Edge]) -> np.ndarray:
         chosen = np.zeros(len(self.edges), dtype=bool)
@@ -98,10 +107,14 @@ class EdgeGeometry:
         lines = self.lines[line_sel]
         curves = self.curves[curve_sel]
         curve_pairs = np.stack([curves[:, :-1], curves[:, 1:]], axis=2)  # (c, k - 1, 2, 2)
-        points = np.concatenate([lines.reshape(-1, 2), curve_pairs.reshape(-1, 2)])
-        tails = np.concatenate([lines[:, 0], curves[:, -3]])
-        tips = np.concatenate([lines[:, 1], curves[:, -1]])
-        owners = np.concatenate([self.line_ids[line_sel], self.curve_ids[curve_sel]])
+        routes = self.routes
+        route_sel = chosen[routes.ids]
+        segment_sel = chosen[routes.owner]
+        route_pairs = np.stack([routes.a[segment_sel], routes.b[segment_sel]], axis=1)
+        points = np.concatenate([lines.reshape(-1, 2), curve_pairs.reshape(-1, 2), route_pairs.reshape(-1, 2)])
+        tails = np.concatenate([lines[:, 0], curves[:, -3], routes.tails[route_sel]])
+        tips = np.concatenate([lines[:, 1], curves[:, -1], routes.tips[route_sel]])
+        owners = np.concatenate([self.line_ids[line_sel], self.curve_ids[curve_sel], routes.ids[route_sel]])
         return Polylines(points, tails, tips, owners)
 
     def segments(self, chosen: np.ndarray) -> Segments:
@@ -109,10 +122,43 @@ class EdgeGeometry:
         curve_sel = chosen[self.curve_ids]
         lines = self.lines[line_sel]
         curves = self.curves[curve_sel]
-        a = np.concatenate([lines[:, 0], curves[:, :-1].reshape(-1, 2)])
-        b = np.concatenate([lines[:, 1], curves[:, 1:].reshape(-1, 2)])
-        owner = np.concatenate([self.line_ids[line_sel], np.repeat(self.curve_ids[curve_sel], CURVE_POINTS - 1)])
+        routes = self.routes
+        segment_sel = chosen[routes.owner]
+        a = np.concatenate([lines[:, 0], curves[:, :-1].reshape(-1, 2), routes.a[segment_sel]])
+        b = np.concatenate([lines[:, 1], curves[:, 1:].reshape(-1, 2), routes.b[segment_sel]])
+        owner = np.concatenate([self.line_ids[line_sel], np.repeat(self.curve_ids[curve_sel], CURVE_POINTS - 1),
+                                routes.owner[segment_sel]])
         return Segments(a, b, owner)
+
+    def points(self) -> np.ndarray:
+        """Every point drawn off the straight lines between nodes (curves and routes), for bounds."""
+        return np.concatenate([self.curves.reshape(-1, 2), self.routes.a])
+
+
+@dataclass(frozen=True)
+class RoutedEdges:
+    """Edges drawn as polylines through their routes, as segments: segment i runs a[i] -> b[i] of edge owner[i]."""
+
+    ids: np.ndarray  # (r,) edge indices
+    tails: np.ndarray  # (r, 2): the last route point, where the arrowhead's approach starts
+    tips: np.ndarray  # (r, 2): the callee's centre
+    a: np.ndarray  # (m, 2)
+    b: np.ndarray  # (m, 2)
+    owner: np.ndarray  # (m,) edge indices
+
+    @classmethod
+    def build(cls, ids, polylines: list[np.ndarray]) -> RoutedEdges:
+        """`polylines[i]`: caller, route points..., callee of edge `ids[i]`."""
+        if not polylines:
+            empty = np.zeros((0, 2))
+            return cls(np.zeros(0, dtype=np.int64), empty, empty, empty, empty, np.zeros(0, dtype=np.int64))
+        ids = np.asarray(ids, dtype=np.int64)
+        a = np.concatenate([p[:-1] for p in polylines])
+        b = np.concatenate([p[1:] for p in polylines])
+        owner = np.repeat(ids, [len(p) - 1 for p in polylines])
+        tails = np.array([p[-2] for p in polylines])
+        tips = np.array([p[-1] for p in polylines])
+        return cls(ids, tails, tips, a, b, owner)
 
 
 def _curves(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:

@@ -136,7 +136,7 @@ class GraphCanvasView(pg.GraphicsView):
             if len(polylines.tips):
                 heads.append((polylines.tails, polylines.tips, QColor(EDGE_STYLES[name].colour)))
         self._segments = geometry.segments(chosen_all)
-        all_points = np.concatenate([self._layout.positions, geometry.curves.reshape(-1, 2)])
+        all_points = np.concatenate([self._layout.positions, geometry.points()])
         self.arrows.set_groups(heads, bounds_of(all_points, NODE_GAP))
         self._style_nodes()
 

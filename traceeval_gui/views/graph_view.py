@@ -228,7 +228,8 @@ class GraphPanel(QWidget):
         nodes = tuple(layout.nodes[i] for i in keep)
         kept = set(nodes)
         sub = GraphLayout(nodes, layout.positions[keep], layout.layers[keep],
-                          frozenset(e for e in layout.reversed_edges if e[0] in kept and e[1] in kept))
+                          frozenset(e for e in layout.reversed_edges if e[0] in kept and e[1] in kept),
+                          {e: route for e, route in layout.routes.items() if e[0] in kept and e[1] in kept})
         return dataclasses.replace(picture, layout=sub, groups={n: picture.groups.get(n, "") for n in nodes})
 
     def export(self, path: str | Path, fmt: str | None = None) -> Path:
