@@ -28,14 +28,11 @@ from core.metrics import INSTANCE_RULE, instance_scores
 from core.model import LANGUAGE_TITLES, Edge, Instance, Node, Prediction
 from core.normalise import MODES
 from core.overlay import VIEW_MODES, InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
-from core.palette import EDGE_STYLES, MODE_CLASSES
+from core.palette import EDGE_STYLES, MODE_CLASSES, WORST_FIRST
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
 from core.workspace import ModelRow, RunRow, Workspace
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
-# Which class tints a line when a caller has several: the worst first.
-WORST_FIRST = {"model": ("FN", "FP", "TP"), "compare": ("both_wrong", "only_b_right", "only_a_right", "both_right"),
-               "trace": ("truth_only", "trace_only", "agrees"), "truth": ("truth",)}
 MODE_TITLES = {"model": "{a} against the ground truth (TP / FP / FN)",
                "compare": "{a} (A) against {b} (B): who is right about each edge",
                "trace": "the latest trace against the ground truth", "truth": "the ground truth only"}

@@ -6,13 +6,13 @@ sources is what the graph view lays out once, so toggling a source never moves a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from core.metrics import Counts, EdgeDiff, count_edges, diff_edges, instance_scores
 from core.model import Edge, Instance, Prediction
 from core.normalise import MODES, normalise_edges, normalise_name
-from core.traces import TraceRun
+from core.traces import EdgeEvidence, TraceRun
 
 # Compare classes for truth vs model A vs model B, per edge of the union.
 BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG = "both_right", "only_a_right", "only_b_right", "both_wrong"
@@ -72,6 +72,12 @@ class InstanceOverlay:
     edges: tuple[OverlayEdge, ...]  # the union, sorted by (caller, callee)
     nodes: tuple[str, ...]  # every normalised name: truth keys and edges first, then the rest
     trace: TraceRun | None = None
+    trace_evidence: Mapping[Edge, EdgeEvidence] = field(default_factory=dict)  # by normalised edge
+
+    def normalise_edge(self, caller: str, callee: str) -> Edge | None:
+        """A raw edge (as a tracer or a file names it) under this overlay's names; None when dropped."""
+        names = normalise_name(caller, self.language, self.modes), normalise_name(callee, self.language, self.modes)
+        return None if None in names else names
 
     def edge(self, caller: str, callee: str) -> OverlayEdge | None:
         return self._by_edge().get((caller, callee))
@@ -120,7 +126,12 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     language = instance.language
     truth = normalise_edges(instance.ground_truth.edges, language, modes)
     predicted = {model: normalise_edges(p.graph.edges, language, modes) for model, p in predictions.items()}
-    traced = normalise_edges((e.edge for e in trace.edges), language, modes) if trace is not None else frozenset()
+    evidence: dict[Edge, EdgeEvidence] = {}
+    for record in trace.edges if trace is not None else ():
+        caller, callee = normalise_name(record.caller, language, modes), normalise_name(record.callee, language, modes)
+        if caller is not None and callee is not None:
+            evidence.setdefault((caller, callee), record)
+    traced = frozenset(evidence)
     union = set(truth) | traced
     for edges in predicted.values():
         union |= edges
@@ -139,7 +150,7 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     for edge in edges:
         names.setdefault(edge.caller, None)
         names.setdefault(edge.callee, None)
-    return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace)
+    return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace, evidence)
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ class AppState(QObject):
         name = name or None
         if name == self.compare_model:
             return
-        self.compare_model, self._detail = name, None
+        self.compare_model = name  # the detail's overlay already holds every model
         self.compare_model_selected.emit(name or "")
 
     def select_edge(self, edge: ClassifiedEdge | None) -> None:

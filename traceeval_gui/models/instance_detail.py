@@ -10,10 +10,10 @@ from typing import NamedTuple
 
 from core.metrics import EdgeDiff, Scores, instance_scores
 from core.model import Edge, Instance, Node, Prediction
-from core.normalise import MODES, normalise_name
+from core.normalise import MODES
 from core.overlay import InstanceOverlay, build_overlay
+from core.palette import WORST_FIRST
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
-from core.traces import EdgeEvidence
 from core.verdicts import Verdict
 from core.workspace import Workspace
 
@@ -38,7 +38,6 @@ class InstanceDetail:
     diff: EdgeDiff | None = None
     verdicts: dict[Edge, Verdict] = field(default_factory=dict)  # the newest audit verdict per edge
     _call_sites: dict[ClassifiedEdge, list[int]] = field(default_factory=dict, repr=False)
-    _evidence: dict[Edge, EdgeEvidence] | None = field(default=None, repr=False)
 
     @property
     def edges(self) -> tuple[ClassifiedEdge, ...]:
@@ -67,22 +66,7 @@ class InstanceDetail:
     def classify_node(self, name: str) -> str:
         """The worst class among the current model's edges from `name` ("" when it has none)."""
         kinds = {edge.kind for edge in self.edges if edge.caller == name}
-        return next((kind for kind in ("FN", "FP", "TP") if kind in kinds), "")
-
-    def trace_evidence(self) -> dict[Edge, EdgeEvidence]:
-        """The latest trace's evidence per normalised edge (counts and call-site lines)."""
-        if self._evidence is not None:
-            return self._evidence
-        trace, out = self.overlay.trace, {}
-        if trace is not None:
-            language, modes = self.overlay.language, self.overlay.modes
-            for evidence in trace.edges:
-                caller, callee = normalise_name(evidence.caller, language, modes), \
-                    normalise_name(evidence.callee, language, modes)
-                if caller is not None and callee is not None:
-                    out.setdefault((caller, callee), evidence)
-        self._evidence = out
-        return out
+        return next((kind for kind in WORST_FIRST["model"] if kind in kinds), "")
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
         by_caller: dict[str, list[ClassifiedEdge]] = {}
@@ -94,7 +78,7 @@ class InstanceDetail:
         """Lines in the caller's body where it calls the callee: witnessed by the latest trace when it
         saw the call, else candidates from a static look at the caller's body (approximate)."""
         if edge not in self._call_sites:
-            evidence = self.trace_evidence().get((edge.caller, edge.callee))
+            evidence = self.overlay.trace_evidence.get((edge.caller, edge.callee))
             self._call_sites[edge] = list(evidence.lines) if evidence is not None and evidence.lines else \
                 call_site_lines(self.symbols, self.sources, edge.caller, edge.callee)
         return self._call_sites[edge]

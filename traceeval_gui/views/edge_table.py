@@ -160,7 +160,8 @@ class EdgePanel(QWidget):
             return
         if self.proxy.rowCount():
             self.select_row(0)  # like a diff tool: start at the first difference (mistakes sort first)
-        self._set_counts(detail.diff.counts, sum(row.edge.kind == "" for row in self._rows(detail)))
+        others = sum(self.model.edge_at(row).kind == "" for row in range(self.model.rowCount()))
+        self._set_counts(detail.diff.counts, others)
         scores = detail.scores
         self.summary.setText(
             f"<b>{html.escape(model_label(model_row))}</b>&nbsp;&nbsp;"
@@ -180,7 +181,7 @@ class EdgePanel(QWidget):
         self.model.set_rows(rows, sources, placed)
 
     def _rows(self, detail) -> list[EdgeRow]:
-        evidence = detail.trace_evidence()
+        evidence = detail.overlay.trace_evidence
         return [EdgeRow(detail.classify(e.caller, e.callee), e, evidence.get(e.edge), detail.verdicts.get(e.edge))
                 for e in detail.overlay.edges]
 

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.normalise import normalise_name
 from core.replay import ReplayDiff
 from core.traces import TraceRun
 from traceeval_gui.app_state import AppState
@@ -278,9 +277,8 @@ class TracerConsolePanel(QWidget):
         detail = self.state.detail()
         if detail is None:
             return
-        language, modes = detail.instance.language, detail.overlay.modes
-        names = normalise_name(caller, language, modes), normalise_name(callee, language, modes)
-        if None in names:
+        names = detail.overlay.normalise_edge(caller, callee)
+        if names is None:
             self.activity_label.setText(f"{caller} → {callee} is dropped by normalisation: not in the graph")
             return
         self.state.set_view_mode("trace")
