@@ -192,3 +192,10 @@ def test_shortcut_actions_toggle_edge_classes_and_cycle_the_graph_mode(window, s
     assert state.view_mode == "compare"
     assert set(window.graph_panel.drawn_edges().values()) <= {"both_right", "only_a_right", "only_b_right",
                                                                "both_wrong"}
+
+
+def test_the_keyboard_list_has_one_heading_per_menu_and_quit(window):
+    rows = window.keyboard_dialog().rows
+    groups = [group for group, _, _ in rows]
+    assert groups == sorted(groups, key=groups.index)  # each menu's shortcuts together
+    assert ("File", "Quit", "Ctrl+Q") in rows

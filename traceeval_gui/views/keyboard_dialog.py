@@ -21,7 +21,10 @@ def shortcut_rows(menus: list[QMenu]) -> list[tuple[str, str, str]]:
 
     for menu in menus:
         walk(menu, _plain(menu.title()))
-    return rows
+    first = {}
+    for index, (group, _, _) in enumerate(rows):
+        first.setdefault(group, index)
+    return sorted(rows, key=lambda row: first[row[0]])  # one heading per menu (stable within it)
 
 
 def _plain(text: str) -> str:
