@@ -23,3 +23,7 @@ class TracerError(TraceEvalError):
 
 class UsageError(TraceEvalError):
     """An option value that parses but makes no sense (unknown mode, language, model...)."""
+
+
+class EndpointError(TraceEvalError):
+    """A model endpoint cannot be used (refused key, unknown model, unreachable, unsafe credentials file)."""

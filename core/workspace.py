@@ -297,6 +297,55 @@ class Workspace:
         """Instances that already have a run in `batch` (what a resumed retrace skips)."""
         return {key for (key,) in self.db.execute("select distinct instance_key from runs where batch = ?", [batch])}
 
+    # -- model runs (requests to an endpoint) ------------------------------------------------
+    def transaction(self):
+        """Group several writes into one commit (nesting is fine): `with ws.transaction(): ...`."""
+        return self.db.atomic()
+
+    def start_model_run(self, model: str, endpoint_model: str, base_url: str, params: Mapping, *,
+                        requested: int = 0, skipped: int = 0) -> int:
+        """Record a model run as "running" (committed at once); returns its id. `params` holds no secret."""
+        table = self.db["model_runs"]
+        table.insert({"model": model, "endpoint_model": endpoint_model, "base_url": base_url,
+                      "params": json.dumps(dict(params), sort_keys=True), "started_at": now_iso(), "finished_at": None,
+                      "status": "running", "message": "", "requested": requested, "skipped": skipped, "answered": 0,
+                      "cached": 0, "failed": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": None})
+        return table.last_pk
+
+    def finish_model_run(self, run_id: int, *, status: str, message: str = "", **totals) -> None:
+        """Close a model run: its final status ("finished", "cancelled", "stopped", "interrupted"),
+        a one-line message and its totals (requested, skipped, answered, cached, failed, tokens_in,
+        tokens_out, cost_usd)."""
+        unknown = set(totals) - set(MODEL_RUN_TOTALS)
+        if unknown:
+            raise ValueError(f"unknown model run total {sorted(unknown)[0]!r}")
+        self.db["model_runs"].update(run_id, {"status": status, "message": message, "finished_at": now_iso(),
+                                              **totals})
+
+    def store_request(self, run_id: int, model: str, instance_key: str, status: str, *, error: str = "",
+                      attempts: int = 0, finish_reason: str | None = None, tokens_in: int | None = None,
+                      tokens_out: int | None = None, latency_s: float | None = None, cost_usd: float | None = None,
+                      prompt_hash: str = "") -> int:
+        """Keep one request of a model run ("answered", "cached" or "failed"); returns its id."""
+        table = self.db["model_requests"]
+        table.insert({"run_id": run_id, "model": model, "instance_key": instance_key, "status": status,
+                      "error": error, "attempts": attempts, "finish_reason": finish_reason, "tokens_in": tokens_in,
+                      "tokens_out": tokens_out, "latency_s": latency_s, "cost_usd": cost_usd,
+                      "prompt_hash": prompt_hash, "created_at": now_iso()})
+        return table.last_pk
+
+    def model_run_rows(self, model: str | None = None) -> list[ModelRunRow]:
+        """Model runs (of one stored model name when given), newest first."""
+        where, params = ("where model = ?", [model]) if model is not None else ("", [])
+        rows = self.db.query(f"select * from model_runs {where} order by id desc", params)
+        return [ModelRunRow(**{**r, "params": json.loads(r["params"] or "{}")}) for r in rows]
+
+    def request_rows(self, model: str, instance_key: str) -> list[RequestRow]:
+        """Every request made for one instance by one stored model name, newest first."""
+        rows = self.db.query("select * from model_requests where model = ? and instance_key = ? order by id desc",
+                             [model, instance_key])
+        return [RequestRow(**r) for r in rows]
+
     # -- verdicts -------------------------------------------------------------------------
     def store_verdict(self, verdict: Verdict) -> Verdict:
         """Keep a verdict (committed at once); returns it with its time filled in."""
@@ -329,6 +378,48 @@ class RunRow:
     batch: str
 
 
+MODEL_RUN_TOTALS = ("requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd")
+
+
+@dataclass(frozen=True)
+class ModelRunRow:
+    id: int
+    model: str  # the stored name
+    endpoint_model: str  # the id sent to the endpoint
+    base_url: str
+    params: dict
+    started_at: str
+    finished_at: str | None
+    status: str  # running | finished | cancelled | stopped | interrupted
+    message: str
+    requested: int
+    skipped: int
+    answered: int
+    cached: int
+    failed: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    id: int
+    run_id: int
+    model: str
+    instance_key: str
+    status: str  # answered | cached | failed
+    error: str
+    attempts: int
+    finish_reason: str | None
+    tokens_in: int | None
+    tokens_out: int | None
+    latency_s: float | None
+    cost_usd: float | None
+    prompt_hash: str
+    created_at: str
+
+
 def _instance_row(r: dict) -> InstanceRow:
     return InstanceRow(key=r["key"], id=r["id"], language=r["language"], split=r["split"], repo=r["repo"],
                        folder=r["folder"], files=tuple(json.loads(r["files"])), entry_point=r["entry_point"],
@@ -357,4 +448,5 @@ def _chunks(items: list, size: int) -> Iterator[list]:
         yield items[start:start + size]
 
 
-__all__ = ["Workspace", "InstanceRow", "ModelRow", "default_workspace_path", "latest_version"]
+__all__ = ["Workspace", "InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "default_workspace_path",
+           "latest_version"]

@@ -57,5 +57,23 @@ def m004_verdicts(db):
     db["verdicts"].create_index(["instance_key"])
 
 
+@MIGRATIONS()
+def m005_model_runs(db):
+    """Model runs against an endpoint, and every request they made (answered, cached or failed)."""
+    db["model_runs"].create({
+        "id": int, "model": str, "endpoint_model": str, "base_url": str, "params": str, "started_at": str,
+        "finished_at": str, "status": str, "message": str, "requested": int, "skipped": int, "answered": int,
+        "cached": int, "failed": int, "tokens_in": int, "tokens_out": int, "cost_usd": float,
+    }, pk="id")
+    db["model_runs"].create_index(["model"])
+    db["model_requests"].create({
+        "id": int, "run_id": int, "model": str, "instance_key": str, "status": str, "error": str, "attempts": int,
+        "finish_reason": str, "tokens_in": int, "tokens_out": int, "latency_s": float, "cost_usd": float,
+        "prompt_hash": str, "created_at": str,
+    }, pk="id")
+    db["model_requests"].create_index(["model", "instance_key"])
+    db["model_requests"].create_index(["run_id"])
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

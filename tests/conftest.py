@@ -15,8 +15,11 @@ if str(ROOT) not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _private_workspaces(tmp_path, monkeypatch):
-    """Default workspaces go to the test's own folder, never the user's data folder."""
+    """Default workspaces, config (credentials, recent endpoints) and the answer cache go to the
+    test's own folder, never the user's."""
     monkeypatch.setenv("TRACEEVAL_WORKSPACE_DIR", str(tmp_path / "workspaces"))
+    monkeypatch.setenv("TRACEEVAL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TRACEEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture

@@ -1,0 +1,218 @@
+"""A real HTTP server speaking the OpenAI chat-completions API, for tests of the model runner.
+
+    with FakeChatServer(truth_answers(answers)) as server:
+        run_model(ws, RunSettings(server.base_url, "fake-model"), keys)
+
+Each request is answered by `responder(request, attempt) -> Reply`, where `attempt` counts how
+often the same prompt (system + user message) has been seen, from 1. Replies: `ok`, `status`,
+`hang`, `raw`, `truncated`, `empty`. Every request is recorded (body, headers, arrival time)
+and the largest number of requests in flight at once is kept.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Mapping
+
+from core.model import CallGraph
+from core.prompts import prompt_hash
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # wait before answering (a hang)
+    content_length: int | None = None  # a lying Content-Length makes a truncated body
+
+
+Responder = Callable[[dict, int], Reply]
+
+
+def ok(content: str | None, finish_reason: str = "stop", usage: tuple[int, int] | None = (100, 20),
+       model: str = "fake-model", delay_s: float = 0.0) -> Reply:
+    """A proper chat.completion."""
+    body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish_reason}]}
+    if usage is not None:
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+    return Reply(200, json.dumps(body).encode(), delay_s=delay_s)
+
+
+def empty(null: bool = False) -> Reply:
+    """A successful answer with no text ("" or null content)."""
+    return ok(None if null else "")
+
+
+def status(code: int, body: dict | str | None = None, headers: Mapping[str, str] | None = None) -> Reply:
+    """An error status; the default body is an OpenAI-style error JSON."""
+    if body is None:
+        body = {"error": {"message": f"fake error {code}", "type": "fake_error", "param": None, "code": None}}
+    data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    return Reply(code, data, headers=dict(headers or {}))
+
+
+def hang(seconds: float, then: Reply | None = None) -> Reply:
+    """Wait `seconds` before answering (to trigger client timeouts)."""
+    then = then or ok("1. too late")
+    return Reply(then.status, then.body, then.content_type, then.headers, delay_s=seconds)
+
+
+def raw(body: bytes, content_type: str = "application/json", status_code: int = 200) -> Reply:
+    """Any bytes (malformed JSON, a wrong content type...)."""
+    return Reply(status_code, body, content_type)
+
+
+def truncated(reply: Reply | None = None, keep: int = 20) -> Reply:
+    """The start of a reply with a Content-Length for all of it: the connection closes early."""
+    reply = reply or ok("1. main.run")
+    return Reply(reply.status, reply.body[:keep], reply.content_type, reply.headers,
+                 content_length=len(reply.body))
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    body: dict
+    headers: dict[str, str]
+    arrived: float  # time.monotonic()
+    attempt: int
+    prompt_hash: str
+
+
+def request_prompt_hash(body: dict) -> str:
+    """The prompt hash of a chat request, as `core.prompts.Prompt.hash` computes it."""
+    messages = {m.get("role"): m.get("content", "") for m in body.get("messages", [])}
+    return prompt_hash(messages.get("system", ""), messages.get("user", ""))
+
+
+def answer_text(graph: CallGraph) -> str:
+    """The numbered answer a perfect model gives for a ground-truth graph."""
+    mapping = graph.to_dict()
+    return "\n".join(f"{n}. {', '.join(mapping[key])}".rstrip() for n, key in enumerate(graph.keys, start=1))
+
+
+def truth_answers(answers: Mapping[str, str], otherwise: Reply | None = None) -> Responder:
+    """Answer prompts by their hash (`build_prompt(instance).hash` -> answer text); an unknown
+    prompt gets `otherwise` (a 400 by default)."""
+    def respond(request: dict, attempt: int) -> Reply:
+        text = answers.get(request_prompt_hash(request))
+        if text is None:
+            return otherwise or status(400, {"error": {"message": "unknown prompt", "type": "invalid_request_error"}})
+        return ok(text)
+    return respond
+
+
+class FakeChatServer:
+    """`ThreadingHTTPServer` on 127.0.0.1 (a free port) in a daemon thread; a context manager."""
+
+    def __init__(self, responder: Responder | None = None, models: tuple[str, ...] = ("fake-model",)):
+        self.responder: Responder = responder or (lambda request, attempt: ok("1."))
+        self.models = models
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._attempts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+        self._stopped = False
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def stop(self) -> None:
+        """Close the listening socket: the endpoint vanishes (hanging replies end at once)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "FakeChatServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- called by the handler threads -------------------------------------------------------
+    def _record(self, path: str, body: dict, headers: dict[str, str]) -> RecordedRequest:
+        key = request_prompt_hash(body)
+        with self._lock:
+            self._attempts[key] = attempt = self._attempts.get(key, 0) + 1
+            record = RecordedRequest(path, body, headers, time.monotonic(), attempt, key)
+            self.requests.append(record)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        return record
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+def _handler_class(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # keep test output quiet
+            pass
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                data = {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                                                   for m in server.models]}
+                self._send(Reply(200, json.dumps(data).encode()))
+            else:
+                self._send(status(404))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            text = self.rfile.read(length) if length else b""
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(status(404))
+                return
+            try:
+                body = json.loads(text or b"{}")
+            except ValueError:
+                self._send(status(400, {"error": {"message": "request is not JSON"}}))
+                return
+            record = server._record(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+            try:
+                reply = server.responder(body, record.attempt)
+                if reply.delay_s and server._stopping.wait(reply.delay_s):
+                    return  # the server stopped while this reply hung: drop the connection
+                self._send(reply)
+            finally:
+                server._done()
+
+        def _send(self, reply: Reply) -> None:
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                length = reply.content_length if reply.content_length is not None else len(reply.body)
+                self.send_header("Content-Length", str(length))
+                self.end_headers()
+                self.wfile.write(reply.body)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout or cancel)
+
+    return Handler
