@@ -16,7 +16,7 @@ from pathlib import Path
 from core.overlay import VIEW_MODES
 
 APP_NAME = "traceeval-gui"
-TABS = ("edges", "compare", "metrics", "plots", "tracer")  # the window's bottom tabs
+TABS = ("edges", "compare", "metrics", "plots", "tracer", "answer")  # the window's bottom tabs
 SCREENSHOT_SIZE = (1400, 900)
 
 

@@ -7,10 +7,15 @@ the GUI thread; jobs open their own.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Iterable
+
 from PySide6.QtCore import QObject, Signal
 
+from core.normalise import MODES
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
+from core.scoring import instance_counts
 from core.workspace import ModelRow, Workspace
 from traceeval_gui.jobs import JobRunner, OpenedDataset
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
@@ -29,6 +34,7 @@ class AppState(QObject):
     node_selected = Signal(str)  # normalised name ("" = none)
     overlays_changed = Signal()  # the view mode or the hidden edge classes changed
     runs_changed = Signal(str)  # a trace run of this instance was stored
+    predictions_changed = Signal(str, object)  # model, frozenset of instance keys it just answered
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -146,6 +152,20 @@ class AppState(QObject):
         if key == self.instance_key:
             self._detail = None
         self.runs_changed.emit(key)
+
+    def predictions_stored(self, model: str, keys: Iterable[str]) -> None:
+        """A model run stored answers for `keys`: take in the model list and their (cached) counts,
+        so tables and the current program's views show them without reopening the dataset."""
+        if self.opened is None or self.workspace is None:
+            return
+        keys = frozenset(keys)
+        rows = [row for row in self.opened.rows if row.key in keys]
+        counts = instance_counts(self.workspace, model, rows, frozenset(MODES))
+        self.opened = replace(self.opened, models=tuple(self.workspace.models()))
+        self.opened.counts.setdefault(model, {}).update(counts)
+        if self.instance_key in keys:
+            self._detail = None
+        self.predictions_changed.emit(model, keys)
 
     # -- back / forward -------------------------------------------------------------------
     def go_back(self) -> bool:

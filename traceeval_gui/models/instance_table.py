@@ -65,6 +65,22 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             self._order = self._sorted_order(*self._sorted_by)
         self.endResetModel()
 
+    def update_model_counts(self, model: str, counts: dict[str, Counts]) -> bool:
+        """New counts of a model already shown (a run answering programs); False when the model has
+        no column yet (then `set_instances` must add it)."""
+        names = [m.name for m in self._models]
+        if model not in names:
+            return False
+        column = names.index(model)
+        positions = {row.key: index for index, row in enumerate(self._rows)}
+        for key, value in counts.items():
+            if key in positions:
+                self._counts[column][positions[key]] = value
+                self._f1[column][positions[key]] = instance_scores(value).f1
+        section = len(BASE_COLUMNS) + column
+        self.dataChanged.emit(self.index(0, section), self.index(len(self._rows) - 1, section))
+        return True
+
     def set_current_model(self, name: str | None) -> None:
         """The current model's column header is shown in bold."""
         self._current_model = name

@@ -79,6 +79,7 @@ class EdgePanel(QWidget):
         state.edge_selected.connect(self._on_state_edge_selected)
         state.compare_model_selected.connect(self._on_state_model_selected)
         state.runs_changed.connect(self._on_state_runs_changed)
+        state.predictions_changed.connect(self._on_state_predictions_changed)
         self._refresh()
 
     def edges(self) -> list[ClassifiedEdge]:
@@ -99,6 +100,10 @@ class EdgePanel(QWidget):
 
     def _on_state_model_selected(self, _model: str) -> None:
         self._refresh()
+
+    def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
+        if self.state.instance_key in keys:
+            self._on_state_runs_changed(self.state.instance_key)
 
     def _on_state_runs_changed(self, key: str) -> None:
         if key == self.state.instance_key:

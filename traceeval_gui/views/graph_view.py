@@ -124,6 +124,7 @@ class GraphPanel(QWidget):
         state.node_selected.connect(self._on_state_node_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
         state.runs_changed.connect(self._on_state_runs_changed)
+        state.predictions_changed.connect(self._on_state_predictions_changed)
         self._load_from_state()
 
     # -- public API -----------------------------------------------------------------------
@@ -257,6 +258,10 @@ class GraphPanel(QWidget):
 
     def _on_state_instance_selected(self, _key: str) -> None:
         self._load_from_state()
+
+    def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
+        if self.state.instance_key in keys:
+            self._on_state_runs_changed(self.state.instance_key)
 
     def _on_state_runs_changed(self, key: str) -> None:
         if key and key == self.state.instance_key:

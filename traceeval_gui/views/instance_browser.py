@@ -111,6 +111,7 @@ class InstanceBrowserPanel(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
+        state.predictions_changed.connect(self._on_state_predictions_changed)
         state.model_selected.connect(self._on_state_model_selected)
         self._update_count()
 
@@ -146,6 +147,19 @@ class InstanceBrowserPanel(QWidget):
         self._fit_columns()
         if self.proxy.rowCount():
             self.select_key(self.proxy.index(0, 0).data(ROW_ROLE).key)
+
+    def _on_state_predictions_changed(self, model: str, keys: frozenset) -> None:
+        opened = self.state.opened
+        counts = {key: value for key, value in opened.counts.get(model, {}).items() if key in keys}
+        if self.model.update_model_counts(model, counts):
+            return
+        self.model.set_instances(opened.rows, opened.models, opened.counts)  # a new model: a new column
+        self.model.set_current_model(self.state.model)
+        for column in range(len(BASE_COLUMNS), self.model.columnCount()):
+            self.table.setItemDelegateForColumn(column, self._score_delegate)
+        self._fit_columns()
+        if self.state.instance_key:
+            self.select_key(self.state.instance_key)
 
     def _on_state_instance_selected(self, key: str) -> None:
         current = self.table.currentIndex()

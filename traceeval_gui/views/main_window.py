@@ -18,6 +18,7 @@ from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
 from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
 from traceeval_gui.session import RecentDataset, SavedSelection, Session
+from traceeval_gui.views.answer_panel import AnswerPanel
 from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.export_actions import ExportActions
@@ -33,7 +34,8 @@ from traceeval_gui.views.tracer_console import TracerConsolePanel
 
 APP_TITLE = "TraceEval Studio"
 PROBLEMS_SHOWN = 12
-TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer"}
+TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer",
+              "answer": "Answer"}
 NO_MODEL = "—"
 
 
@@ -63,6 +65,7 @@ class MainWindow(QMainWindow):
         self.metrics_panel = MetricsPanel(state)
         self.plots_panel = MetricsPlotsPanel(state, self.metrics_panel)  # follows its modes and split
         self.tracer_panel = TracerConsolePanel(state)
+        self.answer_panel = AnswerPanel(state)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.setDocumentMode(True)
         for name in TABS:
@@ -105,7 +108,7 @@ class MainWindow(QMainWindow):
 
     def tab_widget(self, name: str) -> QWidget:
         return {"edges": self.edge_panel, "compare": self.compare_panel, "metrics": self.metrics_panel,
-                "plots": self.plots_panel, "tracer": self.tracer_panel}[name]
+                "plots": self.plots_panel, "tracer": self.tracer_panel, "answer": self.answer_panel}[name]
 
     def show_tab(self, name: str) -> None:
         self.bottom_tabs.setCurrentWidget(self.tab_widget(name))

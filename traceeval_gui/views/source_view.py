@@ -60,6 +60,7 @@ class SourceView(QWidget):
         state.edge_selected.connect(self._on_state_edge_selected)
         state.node_selected.connect(self._on_state_node_selected)
         state.runs_changed.connect(self._on_state_runs_changed)
+        state.predictions_changed.connect(self._on_state_predictions_changed)
         self._clear()
 
     # -- queries (tests, other views) -----------------------------------------------------
@@ -110,6 +111,10 @@ class SourceView(QWidget):
         self._show_notice(detail)
         self.tabs.setCurrentWidget(view)
         view.focus_line(node.start_line, detail.classify_node(name), ())
+
+    def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
+        if self.state.instance_key in keys:
+            self._on_state_runs_changed(self.state.instance_key)
 
     def _on_state_runs_changed(self, key: str) -> None:
         if key == self.state.instance_key:
