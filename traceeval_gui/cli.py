@@ -13,7 +13,8 @@ from core.errors import TraceEvalError
 from core.model import LANGUAGES
 from core.normalise import MODES
 from core.tables import FORMATS
-from traceeval_gui.commands import dataset_commands, results_commands, trace_commands, view_commands
+from traceeval_gui.commands import dataset_commands, model_commands, results_commands, trace_commands, \
+    view_commands
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -145,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=trace_commands.doctor)
 
     view_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args, _modes_args)
+    model_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args)
     return parser
 
 
