@@ -43,7 +43,7 @@ def test_predict_on_the_demo_stores_scores_and_writes_released_files(demo, tmp_p
         code, out, err = run(capsys, "predict", "--workspace", path, "--model", "fake-model",
                              "--base-url", server.base_url, "--split", "all", "--jobs", "4", "--out", tmp_path / "res")
     assert code == 0, err
-    assert f"15 program(s) selected, 0 already answered, 15 to ask" in err
+    assert "15 program(s) selected, 0 already answered, 15 to ask" in err
     assert "fake-model: finished: 15 answered" in err
     assert "100.0" in out and "fake-model" in out  # the final score table: perfect answers
     files = sorted(p.name for p in (tmp_path / "res").iterdir())
