@@ -28,6 +28,7 @@ from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.legend import EdgeLegendView
 from traceeval_gui.views.metrics_panel import MetricsPanel
 from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
+from traceeval_gui.views.model_runs import ModelRunActions
 from traceeval_gui.views.source_view import SourceView
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
 from traceeval_gui.views.tracer_console import TracerConsolePanel
@@ -93,14 +94,17 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.browser_dock], [470], Qt.Orientation.Horizontal)
 
         self.exports = ExportActions(self)
+        self.model_runs = ModelRunActions(self)
         self._build_toolbar()
         self._build_menus()
         self._build_status_bar()
         self.metrics_panel.copied.connect(self._on_panel_message)
         self.exports.message.connect(self._on_panel_message)
+        self.model_runs.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
+        state.predictions_changed.connect(self._on_state_predictions_changed)
         state.instance_selected.connect(self._on_state_selection_changed)
         state.edge_selected.connect(self._on_state_selection_changed)
         state.node_selected.connect(self._on_state_selection_changed)
@@ -210,6 +214,8 @@ class MainWindow(QMainWindow):
                                     "Run the program under its tracer in the sandbox and show the run"))
         trace_menu.addAction(action(self, "&Cancel Trace", self.tracer_panel.cancel_trace, "Shift+F5"))
 
+        self.model_runs.add_to(bar.addMenu("&Model"))
+
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(action(self, "&Keyboard Shortcuts", self._on_keyboard_triggered,
                                    QKeySequence.StandardKey.HelpContents))
@@ -227,6 +233,7 @@ class MainWindow(QMainWindow):
         self.programs_label = QLabel()
         self.problems_label = QLabel()
         bar.addWidget(self.progress_bar)
+        bar.addPermanentWidget(self.model_runs.status)  # permanent: status messages do not hide it
         for label in (self.workspace_label, self.programs_label, self.problems_label):
             label.setContentsMargins(8, 0, 8, 0)
             bar.addPermanentWidget(label)
@@ -330,24 +337,36 @@ class MainWindow(QMainWindow):
         more = f"<br>… and {len(problems) - PROBLEMS_SHOWN} more (traceeval validate)" \
             if len(problems) > PROBLEMS_SHOWN else ""
         self.problems_label.setToolTip(shown + more if problems else "No problems found while indexing")
+        self._fill_model_combos()
+        if self._restore_selection:
+            self._restore_selection = False
+            self._apply_saved_selection()
+        self._update_history_actions()
+
+    def _fill_model_combos(self) -> None:
+        models = self.state.models
         for combo, none_text in ((self.model_combo, "no model results imported"), (self.compare_combo, NO_MODEL)):
             combo.blockSignals(True)
             combo.clear()
             if combo is self.compare_combo:
                 combo.addItem(NO_MODEL, None)
-            for model in opened.models:
+            for model in models:
                 combo.addItem(model_label(model), model.name)
                 combo.setItemData(combo.count() - 1, model_tooltip(model), Qt.ItemDataRole.ToolTipRole)
-            if not opened.models and combo is self.model_combo:
+            if not models and combo is self.model_combo:
                 combo.addItem(none_text, None)
-            combo.setEnabled(bool(opened.models))
+            combo.setEnabled(bool(models))
             combo.blockSignals(False)
         self._on_state_model_selected(self.state.model or "")
         self._on_state_compare_model_selected(self.state.compare_model or "")
-        if self._restore_selection:
-            self._restore_selection = False
-            self._apply_saved_selection()
-        self._update_history_actions()
+
+    def _on_state_predictions_changed(self, model: str, _keys: frozenset) -> None:
+        """A running model stored answers: a model seen for the first time joins the combos (and
+        becomes model A when there was none)."""
+        if self.model_combo.findData(model) < 0:
+            self._fill_model_combos()
+        if self.state.model is None:
+            self.state.select_model(model)
 
     def _on_state_model_selected(self, model: str) -> None:
         _set_combo_data(self.model_combo, model or None)
@@ -434,11 +453,16 @@ class MainWindow(QMainWindow):
         if not report.stored:
             self.statusBar().showMessage(message)
             return
+        self.reopen(message)
+
+    def reopen(self, message: str = "") -> OpenDatasetJob:
+        """Open the dataset again with its workspace, keeping the selection (after new results);
+        `message` replaces the usual "Opened …" once."""
         opened = self.state.opened
         self._restore_selection = True
         self._after_open_message = message
         self._save_selection()
-        self.open_dataset(opened.root, opened.workspace_path)
+        return self.open_dataset(opened.root, opened.workspace_path)
 
     def _on_job_failed(self, message: str) -> None:
         self._show_busy(False)

@@ -1,0 +1,144 @@
+"""Model > Run Model in the window: the dialog, a real run against a chat-completions server on
+127.0.0.1 (tests/llm_server.py) through the real openai client, answers showing while it runs,
+cancel, and the new model everywhere once it ends."""
+import os
+import stat
+
+import pytest
+
+from core.endpoints import RunSettings, credentials_path
+from core.prompts import build_prompt
+from tests.gui.conftest import OPEN_TIMEOUT_MS
+from tests.llm_server import FakeChatServer, answer_text, hang, truth_answers
+
+RUN_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture
+def answers(window, workspace):
+    keys = [row.key for row in workspace.instance_rows()]
+    return {build_prompt(workspace.instance(k)).hash: answer_text(workspace.instance(k).ground_truth) for k in keys}
+
+
+def request(server, keys, **options):
+    from traceeval_gui.views.run_model_dialog import ModelRunRequest
+
+    settings = RunSettings(server.base_url, "fake-model", timeout_s=5.0, retries=1, concurrency=2, **options)
+    return ModelRunRequest(settings, tuple(keys), None, False, False)
+
+
+def run_to_the_end(qtbot, state, job):
+    """Wait for the run's report and for the dataset reopened after it (which may come at once)."""
+    reports = []
+    job.signals.finished.connect(reports.append)
+    with qtbot.waitSignals([job.signals.finished, state.dataset_opened], timeout=RUN_TIMEOUT_MS + OPEN_TIMEOUT_MS):
+        pass
+    return reports[0]
+
+
+def test_a_run_shows_answers_as_they_arrive_then_everywhere(window, state, answers, qtbot):
+    keys = [row.key for row in state.opened.rows]
+    changed = []
+    state.predictions_changed.connect(lambda model, batch: changed.append((model, set(batch))))
+    with FakeChatServer(truth_answers(answers)) as server:
+        job = window.model_runs.start(request(server, keys))
+        assert window.model_runs.status.isVisible() and not window.model_runs.run_action.isEnabled()
+        report = run_to_the_end(qtbot, state, job)  # the window reopens the dataset once at the end
+        assert report.status == "finished" and report.answered == 15
+    assert changed and all(model == "fake-model" for model, _ in changed)
+    assert set().union(*(batch for _, batch in changed)) == set(keys)
+    assert not window.model_runs.status.isVisible() and window.model_runs.run_action.isEnabled()
+    assert window.model_combo.findData("fake-model") >= 0
+    column = window.browser.model.f1_column("fake-model")
+    assert column is not None
+    assert {window.browser.model.f1_at(row, "fake-model") for row in range(window.browser.model.rowCount())} == {1.0}
+    assert "fake-model" in {row.model for row in state.opened.table.rows}
+    assert "fake-model: run finished: 15 answered" in window.statusBar().currentMessage()
+
+
+def test_the_current_program_updates_while_the_run_goes_on(window, state, answers, workspace, qtbot):
+    first, second = state.opened.rows[0].key, state.opened.rows[1].key
+    state.select_instance(first)
+    window.show_tab("answer")
+    right = truth_answers(answers)
+    slow_hash = build_prompt(workspace.instance(second)).hash
+    from tests.llm_server import request_prompt_hash
+
+    def respond(body, attempt):  # the second program keeps the run going
+        return hang(1.5, right(body, attempt)) if request_prompt_hash(body) == slow_hash else right(body, attempt)
+
+    with FakeChatServer(respond) as server:
+        job = window.model_runs.start(request(server, [first, second]))
+        with qtbot.waitSignal(state.predictions_changed, timeout=RUN_TIMEOUT_MS):
+            pass
+        assert window.model_runs.running
+        assert window.model_combo.findData("fake-model") >= 0  # a new model joins the combos at once
+        state.select_model("fake-model")
+        assert state.detail().prediction is not None and window.answer_panel.lines
+        assert window.edge_panel.model.rowCount() > 0
+        run_to_the_end(qtbot, state, job)
+
+
+def test_cancel_stops_the_run_and_keeps_what_was_answered(window, state, answers, qtbot):
+    keys = [row.key for row in state.opened.rows]
+    right = truth_answers(answers)
+    with FakeChatServer(lambda body, attempt: hang(0.4, right(body, attempt))) as server:
+        job = window.model_runs.start(request(server, keys))
+        with qtbot.waitSignal(job.signals.outcome, timeout=RUN_TIMEOUT_MS):
+            pass
+        window.model_runs.cancel()
+        assert "stopping" in window.model_runs.status.label.text()
+        report = run_to_the_end(qtbot, state, job)
+    assert report.status == "cancelled" and 1 <= report.answered < 15
+    assert len(state.workspace.predicted_keys("fake-model")) == report.answered
+    assert window.model_runs.run_action.isEnabled()
+
+
+def test_the_dialog_counts_what_will_be_asked_and_builds_the_request(window, state, answers, qtbot, monkeypatch):
+    from traceeval_gui.views.run_model_dialog import RunModelDialog
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("TRACEEVAL_API_KEY", raising=False)
+    state.select_instance(state.opened.rows[0].key)
+    listed = [row.key for row in state.opened.rows[:6]]
+    dialog = RunModelDialog(state, listed)
+    qtbot.addWidget(dialog)
+    dialog.model_edit.setText("illustrative-weak")  # already answered 14 of the 15 demo programs
+    dialog.split_combo.setCurrentIndex(dialog.split_combo.findData("all"))
+    assert "15 programs selected, 14 already answered by illustrative-weak (skipped)" in dialog.counts_label.text()
+    assert "<b>1 to ask</b>" in dialog.counts_label.text()
+    dialog.redo_box.setChecked(True)
+    assert "<b>15 to ask</b>" in dialog.counts_label.text()
+    dialog.scope_buttons["listed"].setChecked(True)
+    assert dialog.selected_keys() == listed
+    dialog.limit_spin.setValue(2)
+    assert dialog.selected_keys() == listed[:2]
+    dialog.scope_buttons["current"].setChecked(True)
+    assert dialog.selected_keys() == [state.instance_key]
+    # a bad URL is a one-line error in the dialog, which stays open
+    dialog.url_combo.setEditText("localhost:8000")
+    dialog._on_run_clicked()
+    assert dialog.request is None and dialog.error_label.isVisibleTo(dialog) and "http://" in dialog.error_label.text()
+    dialog.url_combo.setEditText("http://127.0.0.1:9/v1")
+    dialog.key_edit.setText("sk-typed-key")
+    dialog.remember_box.setChecked(True)
+    dialog.concurrency_spin.setValue(7)
+    dialog._on_run_clicked()
+    made = dialog.request
+    assert made.keys == (state.instance_key,) and made.api_key == "sk-typed-key" and made.remember_key
+    assert made.settings.concurrency == 7 and made.settings.model == "illustrative-weak" and made.redo
+
+
+def test_a_remembered_key_goes_to_the_private_credentials_file_only(window, state, answers, qtbot):
+    from traceeval_gui.views.run_model_dialog import ModelRunRequest
+
+    with FakeChatServer(truth_answers(answers)) as server:
+        settings = RunSettings(server.base_url, "fake-model", timeout_s=5.0, retries=1)
+        job = window.model_runs.start(ModelRunRequest(settings, (state.opened.rows[0].key,), "sk-remember-me",
+                                                      True, False))
+        run_to_the_end(qtbot, state, job)
+        assert server.chat_requests()[0].headers["authorization"] == "Bearer sk-remember-me"
+    path = credentials_path()
+    assert "sk-remember-me" in path.read_text()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert b"sk-remember-me" not in state.opened.workspace_path.read_bytes()

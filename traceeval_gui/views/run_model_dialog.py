@@ -1,0 +1,277 @@
+"""The "Run Model" dialog: endpoint, model, which programs, and the request parameters.
+
+It only gathers a `ModelRunRequest`; the window starts the job. The API key typed here is used
+for this run and, only when asked, saved in the user's credentials file (mode 0600), never in
+the workspace. The counts line says how many programs will really be asked (answered ones are
+skipped unless "ask again" is ticked), so nobody sends 2,000 prompts by accident.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, \
+    QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
+
+from core.endpoints import RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
+from core.errors import TraceEvalError
+from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.prompts import build_prompt
+from traceeval_gui.app_state import AppState
+from traceeval_gui.views.style import MUTED_TEXT
+
+DEFAULT_BASE_URL = "http://localhost:8000/v1"
+ERROR_COLOUR = "#c62828"
+
+
+@dataclass(frozen=True)
+class ModelRunRequest:
+    settings: RunSettings
+    keys: tuple[str, ...]
+    api_key: str | None
+    remember_key: bool
+    redo: bool
+
+
+class RunModelDialog(QDialog):
+    def __init__(self, state: AppState, listed_keys: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Run Model")
+        self.state = state
+        self.listed_keys = tuple(listed_keys)
+        self.request: ModelRunRequest | None = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._endpoint_group())
+        layout.addWidget(self._programs_group())
+        layout.addWidget(self._parameters_group())
+        self.counts_label = QLabel()
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        layout.addWidget(self.counts_label)
+        layout.addWidget(self.error_label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.run_button = buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.run_button.setDefault(True)
+        self.preview_button = buttons.addButton("Preview Prompt…", QDialogButtonBox.ButtonRole.HelpRole)
+        buttons.accepted.connect(self._on_run_clicked)
+        buttons.rejected.connect(self.reject)
+        self.preview_button.clicked.connect(self._on_preview_clicked)
+        layout.addWidget(buttons)
+        for signal in (self.model_edit.textChanged, self.name_edit.textChanged, self.redo_box.toggled,
+                       self.limit_spin.valueChanged, self.split_combo.currentIndexChanged,
+                       *(box.toggled for box in self.language_boxes.values()),
+                       *(button.toggled for button in self.scope_buttons.values())):
+            signal.connect(self._update_counts)
+        self.url_combo.currentTextChanged.connect(self._update_key_hint)
+        self._update_key_hint()
+        self._update_counts()
+        self.resize(560, self.sizeHint().height())
+
+    # -- building -------------------------------------------------------------------------
+    def _endpoint_group(self) -> QGroupBox:
+        group = QGroupBox("Endpoint (OpenAI-compatible chat completions)")
+        form = QFormLayout(group)
+        recent = load_recent_endpoints()
+        self.url_combo = QComboBox()
+        self.url_combo.setEditable(True)
+        urls = list(dict.fromkeys([r.get("base_url", "") for r in recent if r.get("base_url")] + [DEFAULT_BASE_URL]))
+        self.url_combo.addItems(urls)
+        self.url_combo.setToolTip("e.g. https://api.openai.com/v1, a vLLM server (http://host:8000/v1) or Ollama "
+                                  "(http://localhost:11434/v1)")
+        self.model_edit = QLineEdit(recent[0].get("model", "") if recent else "")
+        self.model_edit.setPlaceholderText("model id, e.g. gpt-4o-mini or Qwen/Qwen2.5-Coder-7B-Instruct")
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("name in the workspace (default: the model id)")
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.remember_box = QCheckBox(f"Remember the key for this endpoint (in {credentials_path()}, "
+                                      "readable only by you)")
+        self.remember_box.setToolTip("Keys are never written to the workspace or the logs")
+        form.addRow("Base URL:", self.url_combo)
+        form.addRow("Model:", self.model_edit)
+        form.addRow("Name:", self.name_edit)
+        form.addRow("API key:", self.key_edit)
+        form.addRow("", self.remember_box)
+        return group
+
+    def _programs_group(self) -> QGroupBox:
+        group = QGroupBox("Programs")
+        form = QFormLayout(group)
+        current = self.state.instance_key
+        self.scope_buttons = {
+            "current": QRadioButton(f"This program ({current.split('/', 1)[1]})" if current else "This program"),
+            "listed": QRadioButton(f"Programs listed in the Programs panel ({len(self.listed_keys):,})"),
+            "split": QRadioButton("By split and language:"),
+        }
+        self.scope_buttons["current"].setEnabled(current is not None)
+        self.scope_buttons["split"].setChecked(True)
+        for button in self.scope_buttons.values():
+            form.addRow(button)
+        self.split_combo = QComboBox()
+        splits = sorted({row.split for row in self.state.opened.rows if row.split}) if self.state.opened else []
+        for split in splits + ["all"]:
+            self.split_combo.addItem(split if split != "all" else "all programs", split)
+        if self.state.opened and self.state.opened.default_split:
+            self.split_combo.setCurrentIndex(self.split_combo.findData(self.state.opened.default_split))
+        self.language_boxes = {language: QCheckBox(LANGUAGE_TITLES[language]) for language in LANGUAGES}
+        row = QHBoxLayout()
+        row.addWidget(self.split_combo)
+        for box in self.language_boxes.values():
+            box.setChecked(True)
+            row.addWidget(box)
+        row.addStretch(1)
+        form.addRow("   ", _wrap(row))
+        self.limit_spin = QSpinBox()
+        self.limit_spin.setRange(0, 1_000_000)
+        self.limit_spin.setSpecialValueText("no limit")
+        self.limit_spin.setToolTip("Only the first N programs (language, id order): a cheap first look")
+        form.addRow("First:", self.limit_spin)
+        return group
+
+    def _parameters_group(self) -> QGroupBox:
+        group = QGroupBox("Requests")
+        form = QFormLayout(group)
+        self.concurrency_spin = _spin(1, 64, 4, "requests in flight at once")
+        self.temperature_spin = QDoubleSpinBox()
+        self.temperature_spin.setRange(0.0, 2.0)
+        self.temperature_spin.setSingleStep(0.1)
+        self.temperature_spin.setToolTip("The paper decodes at temperature 0")
+        self.max_tokens_spin = _spin(1, 262_144, 4096, "output token limit (the paper's is 4,096)")
+        self.timeout_spin = _spin(1, 3600, 300, "seconds per request")
+        self.retries_spin = _spin(0, 20, 5, "retries on 429, 5xx and timeouts, with backoff")
+        self.cache_box = QCheckBox("Use cached answers (same prompt, model and parameters)")
+        self.cache_box.setChecked(True)
+        self.redo_box = QCheckBox("Ask again for programs this model already answered")
+        pair = QHBoxLayout()
+        for label, widget in (("Concurrency", self.concurrency_spin), ("Temperature", self.temperature_spin),
+                              ("Max tokens", self.max_tokens_spin)):
+            pair.addWidget(QLabel(label))
+            pair.addWidget(widget)
+        pair.addStretch(1)
+        form.addRow(_wrap(pair))
+        pair = QHBoxLayout()
+        for label, widget in (("Timeout (s)", self.timeout_spin), ("Retries", self.retries_spin)):
+            pair.addWidget(QLabel(label))
+            pair.addWidget(widget)
+        pair.addStretch(1)
+        form.addRow(_wrap(pair))
+        form.addRow(self.cache_box)
+        form.addRow(self.redo_box)
+        return group
+
+    # -- what would run -------------------------------------------------------------------
+    def selected_keys(self) -> list[str]:
+        if self.scope_buttons["current"].isChecked():
+            keys = [self.state.instance_key] if self.state.instance_key else []
+        elif self.scope_buttons["listed"].isChecked():
+            keys = list(self.listed_keys)
+        else:
+            split = self.split_combo.currentData()
+            languages = {language for language, box in self.language_boxes.items() if box.isChecked()}
+            rows = self.state.opened.rows if self.state.opened else ()
+            keys = [r.key for r in rows if r.language in languages and (split == "all" or r.split == split)]
+        limit = self.limit_spin.value()
+        return keys[:limit] if limit else keys
+
+    def stored_name(self) -> str:
+        return self.name_edit.text().strip() or self.model_edit.text().strip()
+
+    def keys_to_ask(self, keys: Sequence[str]) -> list[str]:
+        name = self.stored_name()
+        if self.redo_box.isChecked() or not name or self.state.workspace is None:
+            return list(keys)
+        answered = self.state.workspace.predicted_keys(name)
+        return [key for key in keys if key not in answered]
+
+    def _update_counts(self) -> None:
+        keys = self.selected_keys()
+        todo = self.keys_to_ask(keys)
+        skipped = len(keys) - len(todo)
+        text = f"{len(keys):,} program{'s' if len(keys) != 1 else ''} selected"
+        if skipped:
+            text += f", {skipped:,} already answered by {self.stored_name()} (skipped)"
+        text += f": <b>{len(todo):,} to ask</b>"
+        self.counts_label.setText(text)
+        self.run_button.setEnabled(bool(todo) and bool(self.model_edit.text().strip()))
+        self.preview_button.setEnabled(bool(keys))
+
+    def _update_key_hint(self) -> None:
+        for variable in ("TRACEEVAL_API_KEY", "OPENAI_API_KEY"):
+            if os.environ.get(variable):
+                self.key_edit.setPlaceholderText(f"leave empty to use ${variable}")
+                return
+        self.key_edit.setPlaceholderText("leave empty for a saved key, or none (local servers need none)")
+
+    def _settings(self) -> RunSettings:
+        return RunSettings(base_url=self.url_combo.currentText().strip(), model=self.model_edit.text().strip(),
+                           name=self.name_edit.text().strip(), temperature=self.temperature_spin.value(),
+                           max_tokens=self.max_tokens_spin.value(), timeout_s=float(self.timeout_spin.value()),
+                           concurrency=self.concurrency_spin.value(), retries=self.retries_spin.value(),
+                           use_cache=self.cache_box.isChecked())
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_run_clicked(self) -> None:
+        try:
+            settings = self._settings()
+            typed = self.key_edit.text().strip()
+            api_key = typed or resolve_api_key(settings)
+        except TraceEvalError as error:
+            self.error_label.setText(str(error))
+            self.error_label.show()
+            return
+        keys = tuple(self.selected_keys())
+        self.request = ModelRunRequest(settings, keys, api_key, self.remember_box.isChecked() and bool(typed),
+                                       self.redo_box.isChecked())
+        self.accept()
+
+    def _on_preview_clicked(self) -> None:
+        keys = self.keys_to_ask(self.selected_keys()) or self.selected_keys()
+        instance = self.state.workspace.instance(keys[0]) if keys and self.state.workspace else None
+        if instance is None:
+            return
+        try:
+            prompt = build_prompt(instance)
+        except TraceEvalError as error:
+            self.error_label.setText(str(error))
+            self.error_label.show()
+            return
+        PromptPreviewDialog(prompt, self).exec()
+
+
+class PromptPreviewDialog(QDialog):
+    def __init__(self, prompt, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Prompt for {prompt.instance_key}")
+        layout = QVBoxLayout(self)
+        chars = len(prompt.system) + len(prompt.user)
+        facts = QLabel(f"{len(prompt.keys):,} questions · {chars:,} characters (≈{chars // 4:,} tokens) · "
+                       f"hash {prompt.hash[:12]}")
+        facts.setStyleSheet(f"color: {MUTED_TEXT};")
+        text = QPlainTextEdit(prompt.render())
+        text.setReadOnly(True)
+        text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        layout.addWidget(facts)
+        layout.addWidget(text)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.resize(900, 700)
+
+
+def _spin(low: int, high: int, value: int, tip: str) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(low, high)
+    spin.setValue(value)
+    spin.setToolTip(tip)
+    return spin
+
+
+def _wrap(layout) -> QWidget:
+    widget = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    widget.setLayout(layout)
+    return widget
