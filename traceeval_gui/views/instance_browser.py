@@ -157,6 +157,7 @@ class InstanceBrowserPanel(QWidget):
         self.model.set_current_model(self.state.model)
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
+        self._show_scores_early()
         self._fit_columns()
         if self.state.instance_key:
             self.select_key(self.state.instance_key)

@@ -129,7 +129,12 @@ class RunModelDialog(QDialog):
         self.limit_spin.setRange(0, 1_000_000)
         self.limit_spin.setSpecialValueText("no limit")
         self.limit_spin.setToolTip("Only the first N programs (language, id order): a cheap first look")
-        form.addRow("First:", self.limit_spin)
+        self.limit_spin.setMinimumWidth(110)
+        limit_row = QHBoxLayout()
+        limit_row.addWidget(self.limit_spin)
+        limit_row.addWidget(QLabel("programs (0 = no limit)"))
+        limit_row.addStretch(1)
+        form.addRow("First:", _wrap(limit_row))
         return group
 
     def _parameters_group(self) -> QGroupBox:
