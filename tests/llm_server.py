@@ -109,6 +109,10 @@ def truth_answers(answers: Mapping[str, str], otherwise: Reply | None = None) ->
     return respond
 
 
+class _Listener(ThreadingHTTPServer):
+    request_queue_size = 128  # the default backlog of 5 drops connections with 16 clients at once
+
+
 class FakeChatServer:
     """`ThreadingHTTPServer` on 127.0.0.1 (a free port) in a daemon thread; a context manager."""
 
@@ -121,7 +125,7 @@ class FakeChatServer:
         self._attempts: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        self._httpd = _Listener(("127.0.0.1", 0), _handler_class(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
