@@ -19,6 +19,7 @@ from core.prompt_examples import EXAMPLES, WorkedExample
 from core.symbols import javascript as js_symbols, python as py_symbols
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
+CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
 
 SYSTEM = ("You are an expert in {title} programming and static program analysis. You identify the function "
           "calls a program makes: you resolve aliases, track assignments, follow return values, and understand "
@@ -68,6 +69,10 @@ class Prompt:
     def render(self) -> str:
         """Both messages as one readable text (the prompt preview)."""
         return f"[system]\n{self.system}\n\n[user]\n{self.user}"
+
+
+def approximate_tokens(characters: int) -> int:
+    return round(characters / CHARS_PER_TOKEN)
 
 
 def prompt_hash(system: str, user: str) -> str:

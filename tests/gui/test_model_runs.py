@@ -82,7 +82,7 @@ def test_the_current_program_updates_while_the_run_goes_on(window, state, answer
 def test_cancel_stops_the_run_and_keeps_what_was_answered(window, state, answers, qtbot):
     keys = [row.key for row in state.opened.rows]
     right = truth_answers(answers)
-    with FakeChatServer(lambda body, attempt: hang(0.4, right(body, attempt))) as server:
+    with FakeChatServer(lambda body, attempt: hang(1.0, right(body, attempt))) as server:
         job = window.model_runs.start(request(server, keys))
         with qtbot.waitSignal(job.signals.outcome, timeout=RUN_TIMEOUT_MS):
             pass

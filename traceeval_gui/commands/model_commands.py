@@ -16,14 +16,13 @@ from core.errors import UsageError
 from core.llm_runner import RunReport, pending_keys, run_model
 from core.normalise import MODES
 from core.prices import PriceTable
-from core.prompts import build_prompt
+from core.prompts import approximate_tokens, build_prompt
 from core.results_writer import write_released_results
 from core.scoring import score_table
 from core.tables import render_table
 from traceeval_gui.commands.common import ProgressLine, instance_key_of, model_names, open_workspace, \
     selection_from
 
-APPROX_CHARS_PER_TOKEN = 4  # a rough rule for English and code; only used for estimates shown with "≈"
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
@@ -105,7 +104,7 @@ def show_prompt(args) -> int:
         chars = len(prompt.system) + len(prompt.user)
         print(json.dumps({"instance": prompt.instance_key, "language": prompt.language, "hash": prompt.hash,
                           "messages": prompt.messages, "keys": list(prompt.keys), "characters": chars,
-                          "approx_tokens": chars // APPROX_CHARS_PER_TOKEN}, indent=2, ensure_ascii=False))
+                          "approx_tokens": approximate_tokens(chars)}, indent=2, ensure_ascii=False))
     else:
         print(prompt.render(), end="")
     return 0
@@ -159,7 +158,7 @@ def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | No
     for key in keys:
         prompt = build_prompt(ws.instance(key))
         chars += len(prompt.system) + len(prompt.user)
-    tokens = chars // APPROX_CHARS_PER_TOKEN
+    tokens = approximate_tokens(chars)
     line = f"dry run: {len(keys):,} prompt(s), {chars:,} characters, ≈{tokens:,} input tokens"
     cost = prices.cost(settings.model, tokens, 0) if prices else None
     if cost is not None:
@@ -199,9 +198,7 @@ def _sigint_sets(event: threading.Event):
 
 
 def _print_report(report: RunReport) -> None:
-    parts = [f"{report.answered:,} answered", f"{report.cached:,} from the cache", f"{report.skipped:,} skipped "
-             "(already answered)", f"{len(report.failed):,} failed"]
-    print(f"{report.model}: {report.status}: " + ", ".join(parts) + f" in {report.wall_s:.1f} s", file=sys.stderr)
+    print(f"{report.model}: {report.status}: {report.outcome_text()}", file=sys.stderr)
     if report.tokens_in or report.tokens_out:
         cost = f", ${report.cost_usd:,.4f}" if report.cost_usd is not None else ""
         print(f"tokens: {report.tokens_in:,} in, {report.tokens_out:,} out{cost}", file=sys.stderr)

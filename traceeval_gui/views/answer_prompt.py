@@ -11,12 +11,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from core.prompts import PROMPT_FORMAT, Prompt
+from core.prompts import CHARS_PER_TOKEN, PROMPT_FORMAT, Prompt, approximate_tokens
 from traceeval_gui.views.answer_text import WARNING_TEXT
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 from traceeval_gui.views.trace_text import GREEN
 
-CHARS_PER_TOKEN = 4  # the rough rule behind the "≈ tokens" of a prompt
 COPIED_MS = 1500
 COPY_TEXT = "Copy prompt"
 NO_HASH = "no prompt hash recorded"
@@ -39,8 +38,6 @@ def prompt_status(stored_hash: str, prompt: Prompt | None, why_not: str = "") ->
                                         "changed since the answer was stored.")
 
 
-def approximate_tokens(text: str) -> int:
-    return round(len(text) / CHARS_PER_TOKEN)
 
 
 class PromptView(QWidget):
@@ -85,7 +82,7 @@ class PromptView(QWidget):
         dot = f"<span style='color:{MUTED_TEXT}'> · </span>"
         facts = [f"<b>Prompt</b> <span style='color:{MUTED_TEXT}'>({PROMPT_FORMAT})</span>",
                  f"sha256 <code>{prompt.hash[:12]}</code>", f"{len(text):,} characters",
-                 f"≈{approximate_tokens(text):,} tokens (characters / {CHARS_PER_TOKEN})"]
+                 f"≈{approximate_tokens(len(text)):,} tokens (characters / {CHARS_PER_TOKEN})"]
         if stored_hash:
             facts.append(f"<span style='color:{GREEN}'>the stored answer was given this prompt</span>"
                          if stored_hash == prompt.hash else

@@ -179,14 +179,7 @@ class ModelRunActions(QObject):
 
 
 def run_summary(report: RunReport) -> str:
-    parts = [f"{report.answered:,} answered"]
-    if report.cached:
-        parts.append(f"{report.cached:,} from the cache")
-    if report.skipped:
-        parts.append(f"{report.skipped:,} already answered")
-    if report.failed:
-        parts.append(f"{len(report.failed):,} failed")
-    text = f"{report.model}: run {report.status}: {', '.join(parts)} in {report.wall_s:.1f} s"
+    text = f"{report.model}: run {report.status}: {report.outcome_text()}"
     if report.message:
         text += f" ({report.message})"
     return text

@@ -15,10 +15,10 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, \
     QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
 
-from core.endpoints import RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
+from core.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.prompts import build_prompt
+from core.prompts import approximate_tokens, build_prompt
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.style import MUTED_TEXT
 
@@ -67,6 +67,7 @@ class RunModelDialog(QDialog):
                        *(button.toggled for button in self.scope_buttons.values())):
             signal.connect(self._update_counts)
         self.url_combo.currentTextChanged.connect(self._update_key_hint)
+        self._restore_last_settings()
         self._update_key_hint()
         self._update_counts()
         self.resize(560, self.sizeHint().height())
@@ -168,6 +169,23 @@ class RunModelDialog(QDialog):
         form.addRow(self.redo_box)
         return group
 
+    def _restore_last_settings(self) -> None:
+        """Start from the endpoint used last (its URL and model are already first in their fields)."""
+        recent = load_recent_endpoints()
+        try:
+            last = RunSettings.from_params(recent[0]) if recent else None
+        except (TraceEvalError, TypeError):  # an entry written by hand or by another version
+            last = None
+        if last is None:
+            return
+        self.name_edit.setText(last.name)
+        self.concurrency_spin.setValue(last.concurrency)
+        self.temperature_spin.setValue(last.temperature)
+        self.max_tokens_spin.setValue(last.max_tokens)
+        self.timeout_spin.setValue(round(last.timeout_s))
+        self.retries_spin.setValue(last.retries)
+        self.cache_box.setChecked(last.use_cache)
+
     # -- what would run -------------------------------------------------------------------
     def selected_keys(self) -> list[str]:
         if self.scope_buttons["current"].isChecked():
@@ -205,7 +223,7 @@ class RunModelDialog(QDialog):
         self.preview_button.setEnabled(bool(keys))
 
     def _update_key_hint(self) -> None:
-        for variable in ("TRACEEVAL_API_KEY", "OPENAI_API_KEY"):
+        for variable in KEY_ENV_VARS:
             if os.environ.get(variable):
                 self.key_edit.setPlaceholderText(f"leave empty to use ${variable}")
                 return
@@ -253,8 +271,8 @@ class PromptPreviewDialog(QDialog):
         self.setWindowTitle(f"Prompt for {prompt.instance_key}")
         layout = QVBoxLayout(self)
         chars = len(prompt.system) + len(prompt.user)
-        facts = QLabel(f"{len(prompt.keys):,} questions · {chars:,} characters (≈{chars // 4:,} tokens) · "
-                       f"hash {prompt.hash[:12]}")
+        facts = QLabel(f"{len(prompt.keys):,} questions · {chars:,} characters (≈{approximate_tokens(chars):,} "
+                       f"tokens) · hash {prompt.hash[:12]}")
         facts.setStyleSheet(f"color: {MUTED_TEXT};")
         text = QPlainTextEdit(prompt.render())
         text.setReadOnly(True)
