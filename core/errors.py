@@ -27,3 +27,7 @@ class UsageError(TraceEvalError):
 
 class EndpointError(TraceEvalError):
     """A model endpoint cannot be used (refused key, unknown model, unreachable, unsafe credentials file)."""
+
+
+class AuditError(TraceEvalError):
+    """An audit that cannot be created, found, or merged as asked."""

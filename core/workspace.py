@@ -356,13 +356,14 @@ class Workspace:
                                      "created_at", "audit")})
         return stored
 
-    def latest_verdicts(self, instance_key: str) -> dict[tuple[str, str], Verdict]:
-        """The newest verdict on each edge of an instance (of any auditor)."""
-        rows = self.db.query("select * from verdicts where id in (select max(id) from verdicts "
-                             "where instance_key = ? group by caller, callee)", [instance_key])
+    def latest_verdicts(self, instance_key: str, auditor: str | None = None) -> dict[tuple[str, str], Verdict]:
+        """The newest verdict on each edge of an instance (of one auditor when given; withdrawn ones left out)."""
+        where, params = ("and auditor = ?", [instance_key, auditor]) if auditor else ("", [instance_key])
+        rows = self.db.query(f"select * from verdicts where instance_key = ? {where} order by created_at, id", params)
+        newest = {(r["caller"], r["callee"]): r for r in rows}
         verdicts = (Verdict(r["instance_key"], r["caller"], r["callee"], r["auditor"], r["label"], r["note"],
-                            r["created_at"], r["audit"]) for r in rows)
-        return {v.edge: v for v in verdicts}
+                            r["created_at"], r["audit"]) for r in newest.values())
+        return {v.edge: v for v in verdicts if not v.cleared}
 
 
 @dataclass(frozen=True)

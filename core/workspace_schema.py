@@ -75,5 +75,35 @@ def m005_model_runs(db):
     db["model_requests"].create_index(["run_id"])
 
 
+@MIGRATIONS()
+def m006_audits(db):
+    """Audits, their sampled items, adjudications and baseline answers; verdicts learn undo."""
+    db["audits"].create({
+        "name": str, "kind": str, "population": str, "model": str, "seed": int, "size": int, "requested_size": int,
+        "margin": float, "confidence": float, "strata": str, "split": str, "languages": str, "modes": str,
+        "population_size": int, "annotators": str, "fingerprint": str, "created_at": str,
+    }, pk="name")
+    db["audit_items"].create({
+        "audit": str, "position": int, "instance_key": str, "instance_id": str, "language": str, "repo": str,
+        "caller": str, "callee": str, "edge_class": str, "stratum": str, "stratum_size": int,
+    }, pk=("audit", "position"))
+    db["audit_items"].create_index(["audit", "instance_key"])
+    # action: "verdict" (given, or a note changed) or "undo" (restores the state before row `undoes`).
+    db["verdicts"].add_column("action", str, not_null_default="verdict")
+    db["verdicts"].add_column("undoes", int)
+    db["verdicts"].create_index(["audit", "auditor"])
+    db.execute("update verdicts set label = 'wrong' where label = 'incorrect'")
+    db["adjudications"].create({
+        "id": int, "audit": str, "instance_key": str, "caller": str, "callee": str, "label": str,
+        "adjudicator": str, "reason": str, "created_at": str,
+    }, pk="id")
+    db["adjudications"].create_index(["audit"])
+    db["annotator_answers"].create({
+        "id": int, "audit": str, "annotator": str, "instance_key": str, "caller": str, "callees": str,
+        "created_at": str,
+    }, pk="id")
+    db["annotator_answers"].create_index(["audit", "annotator"])
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

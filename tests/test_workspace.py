@@ -16,7 +16,7 @@ from tests.builders import PY_GRAPH, PY_MAIN, released_dataset, write_program
 def test_new_workspace_is_wal_and_at_the_latest_schema(tmp_path):
     with Workspace(tmp_path / "w.sqlite") as ws:
         assert ws.db.execute("pragma journal_mode").fetchone()[0] == "wal"
-        assert ws.schema_version == latest_version() == 5
+        assert ws.schema_version == latest_version() == 6
 
 
 def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):
@@ -111,13 +111,13 @@ def test_verdicts_are_kept_and_the_newest_per_edge_wins(tmp_path):
 
     with Workspace(tmp_path / "w.sqlite") as ws:
         first = ws.store_verdict(Verdict("python/a_0001", "main.f", "main.g", "ann", "correct"))
-        ws.store_verdict(Verdict("python/a_0001", "main.f", "main.g", "bob", "incorrect", note="never runs"))
+        ws.store_verdict(Verdict("python/a_0001", "main.f", "main.g", "bob", "wrong", note="never runs"))
         ws.store_verdict(Verdict("python/a_0001", "main.f", "main.h", "ann", "unsure"))
         ws.store_verdict(Verdict("python/b_0001", "main.f", "main.g", "ann", "correct"))
         latest = ws.latest_verdicts("python/a_0001")
         assert first.created_at
         assert {edge: (v.auditor, v.label, v.note) for edge, v in latest.items()} == {
-            ("main.f", "main.g"): ("bob", "incorrect", "never runs"), ("main.f", "main.h"): ("ann", "unsure", "")}
+            ("main.f", "main.g"): ("bob", "wrong", "never runs"), ("main.f", "main.h"): ("ann", "unsure", "")}
         assert ws.db["verdicts"].count == 4
     with pytest.raises(ValueError, match="unknown verdict"):
         Verdict("python/a_0001", "main.f", "main.g", "ann", "maybe")

@@ -12,8 +12,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.overlay import OverlayEdge
+from core.palette import VERDICT_COLOURS
 from core.traces import EdgeEvidence
-from core.verdicts import Verdict
+from core.verdicts import LABEL_TITLES, Verdict
 from traceeval_gui.models.filtering import change_row_filter
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.style import EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_colour, edge_tint
@@ -27,7 +28,6 @@ KINDS = ("TP", "FP", "FN", "")
 CLASS_SORT_ORDER = ("FN", "FP", "TP", "")  # ascending by class = mistakes first
 UNPLACED_NOTE = "not defined in this program's source"
 YES, NO = "✓", "·"
-VERDICT_COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "unsure": "#8a5a00"}
 
 
 @dataclass(frozen=True)
@@ -140,12 +140,12 @@ class EdgeTableModel(QAbstractTableModel):
         if verdict is None:
             return "" if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE) else None
         if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
-            return verdict.label
+            return LABEL_TITLES[verdict.label]
         if role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(QColor(VERDICT_COLOURS[verdict.label]))
         if role == Qt.ItemDataRole.ToolTipRole:
             note = f"\n{verdict.note}" if verdict.note else ""
-            return f"{verdict.label} — {verdict.auditor}, {verdict.created_at}{note}"
+            return f"{LABEL_TITLES[verdict.label]} — {verdict.auditor}, {verdict.created_at}{note}"
         return None
 
     @staticmethod
