@@ -96,7 +96,7 @@ class NormalisedTruths:
     def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:
         needed = [k for k in keys if k not in self.edges]
         for key, mapping in self.ws.ground_truth_mappings(needed).items():
-            self.edges[key] = normalise_edges(_pairs(mapping), languages[key], self.modes)
+            self.edges[key] = normalise_edges(mapping_pairs(mapping), languages[key], self.modes)
         return self.edges
 
 
@@ -115,14 +115,15 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         todo = [k for k in missing_keys if k in predictions]
         if todo:
             truth = (truths or NormalisedTruths(ws, modes))(todo, languages)
-            fresh = {k: count_edges(truth[k], normalise_edges(_pairs(predictions[k]), languages[k], modes))
+            fresh = {k: count_edges(truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes))
                      for k in todo}
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
     return {k: cached[k] for k in languages if k in cached}
 
 
-def _pairs(mapping: dict[str, list[str]]):
+def mapping_pairs(mapping: dict[str, list[str]]):
+    """The (caller, callee) edges of a `{caller: [callees]}` mapping."""
     return ((caller, callee) for caller, callees in mapping.items() for callee in callees)
 
 
