@@ -82,19 +82,20 @@ class AuditStore:
         return verdict
 
     def undo(self, audit: str, annotator: str) -> Verdict | None:
-        """Take back the annotator's newest verdict not yet undone: the edge returns to the label (and note)
-        it had before, or to no verdict. Returns the restored state, None when there is nothing to undo."""
+        """Take back the annotator's newest verdict (by time, so merged rows fall in place) not yet undone: the
+        edge returns to the label (and note) it had before, or to no verdict. Returns the restored state, None when there is nothing to undo."""
         undone = {r[0] for r in self.db.execute(
             "select undoes from verdicts where audit = ? and auditor = ? and action = 'undo'", [audit, annotator])}
         rows = self.db.query("select * from verdicts where audit = ? and auditor = ? and action = 'verdict' "
-                             "order by id desc", [audit, annotator])
+                             f"order by {NEWEST_FIRST}", [audit, annotator])
         target = next((r for r in rows if r["id"] not in undone), None)
         if target is None:
             return None
         before = list(self.db.query(
             "select * from verdicts where audit = ? and auditor = ? and instance_key = ? and caller = ? and "
-            "callee = ? and id < ? order by id desc limit 1",
-            [audit, annotator, target["instance_key"], target["caller"], target["callee"], target["id"]]))
+            f"callee = ? and (created_at, id) < (?, ?) order by {NEWEST_FIRST} limit 1",
+            [audit, annotator, target["instance_key"], target["caller"], target["callee"], target["created_at"],
+             target["id"]]))
         label, note = (before[0]["label"], before[0]["note"]) if before else (CLEARED, "")
         restored = Verdict(target["instance_key"], target["caller"], target["callee"], annotator, label, note,
                            now_precise(), audit)

@@ -21,6 +21,13 @@ POPULATIONS = ("truth", "fp", "fn", "all")
 POPULATION_TITLES = {"truth": "ground-truth edges", "fp": "the model's false positives",
                      "fn": "the model's false negatives", "all": "ground truth and the model's predictions"}
 STRATA = ("language", "repo", "edge_class")
+
+
+def population_phrase(population: str, model: str = "") -> str:
+    """The population named for a person: "false positives of gpt-4o"."""
+    return {"truth": "ground-truth edges" + (f" (classed against {model})" if model else ""),
+            "fp": f"false positives of {model}", "fn": f"false negatives of {model}",
+            "all": f"edges of the ground truth and of {model}"}[population]
 HUMAN_PREFIX = "human:"
 
 
