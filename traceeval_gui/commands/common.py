@@ -27,16 +27,17 @@ def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexRe
 def modes_from(args) -> frozenset[str]:
     if getattr(args, "no_normalize", False):
         return frozenset()
-    return _usage(parse_modes, args.modes)
+    return parse_option(parse_modes, args.modes)
 
 
 def selection_from(args, ws: Workspace) -> Selection:
-    languages = _usage(parse_languages, args.languages)
+    languages = parse_option(parse_languages, args.languages)
     split = default_split(ws) if args.split is None else (None if args.split == "all" else args.split)
     return Selection(languages=languages, split=split, repo=args.repo)
 
 
-def _usage(parse, text: str):
+def parse_option(parse, text: str):
+    """`parse(text)`, with its ValueError turned into a usage error (a one-line message, exit 2)."""
     try:
         return parse(text)
     except ValueError as error:
