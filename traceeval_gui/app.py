@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tab", choices=TABS, help="the tab shown below the source and graph")
     parser.add_argument("--mode", choices=VIEW_MODES, help="what the graph shows: model A vs truth, A vs B "
                         "(compare), the latest trace vs truth, or the truth only")
+    parser.add_argument("--audit", metavar="NAME", help="open this audit (see 'traceeval audit list') for --annotator")
+    parser.add_argument("--annotator", metavar="NAME", help="who is auditing (with --audit)")
     parser.add_argument("--screenshot", metavar="OUT.png",
                         help=f"render the window to a PNG at {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]} and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what is being done to stderr")
@@ -43,7 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if bool(args.audit) != bool(args.annotator):
+        parser.error("--audit and --annotator go together")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -83,13 +88,19 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             fail(problem)
             return
+        shown = window
+        if args.audit:
+            shown = window.audits.open_audit(args.audit, args.annotator)
+            if shown is None:
+                fail(f"cannot open audit {args.audit!r} (see 'traceeval audit list')")
+                return
         if screenshot is not None:
-            QTimer.singleShot(0, save_screenshot)
+            QTimer.singleShot(0, lambda: save_screenshot(shown))
 
-    def save_screenshot() -> None:
+    def save_screenshot(shown) -> None:
         app.processEvents()
         screenshot.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(screenshot), "PNG"):
+        if not shown.grab().save(str(screenshot), "PNG"):
             fail(f"cannot write {screenshot}")
             return
         print(f"wrote {screenshot}")

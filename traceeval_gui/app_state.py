@@ -35,6 +35,7 @@ class AppState(QObject):
     overlays_changed = Signal()  # the view mode or the hidden edge classes changed
     runs_changed = Signal(str)  # a trace run of this instance was stored
     predictions_changed = Signal(str, object)  # model, frozenset of instance keys it just answered
+    verdicts_changed = Signal(str)  # an audit verdict on this instance was given, or the annotator changed ("")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -46,6 +47,7 @@ class AppState(QObject):
         self.compare_model: str | None = None
         self.edge: ClassifiedEdge | None = None
         self.node: str | None = None
+        self.annotator: str | None = None  # while one audits, views show only their verdicts (None: everyone's)
         self.view_mode = "model"  # one of VIEW_MODES: how edges are classed in the graph
         self.hidden_classes: set[str] = set()  # edge classes (palette names) toggled off
         self.history = SelectionHistory()
@@ -153,6 +155,20 @@ class AppState(QObject):
             self._detail = None
         self.runs_changed.emit(key)
 
+    def set_annotator(self, annotator: str | None) -> None:
+        """Whose audit verdicts the views show: one annotator's own while they audit, so nobody sees
+        another's verdicts; everyone's (the newest) when None."""
+        if annotator != self.annotator:
+            self.annotator = annotator
+            self._detail = None
+            self.verdicts_changed.emit("")
+
+    def verdicts_stored(self, key: str) -> None:
+        """An audit verdict on `key` was given or taken back: views showing verdicts reload."""
+        if key == self.instance_key:
+            self._detail = None
+        self.verdicts_changed.emit(key)
+
     def predictions_stored(self, model: str, keys: Iterable[str]) -> None:
         """A model run stored answers for `keys`: take in the model list and their (cached) counts,
         so tables and the current program's views show them without reopening the dataset."""
@@ -202,5 +218,5 @@ class AppState(QObject):
             return None
         if self._detail is None or self._detail.instance.key != self.instance_key or self._detail.model != self.model:
             self._detail = self._loader.load(self.workspace, self.instance_key, self.model,
-                                             tuple(m.name for m in self.models))
+                                             tuple(m.name for m in self.models), self.annotator)
         return self._detail

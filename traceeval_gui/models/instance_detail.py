@@ -94,9 +94,10 @@ class InstanceDetailLoader:
     def clear(self) -> None:
         self._parsed.clear()
 
-    def load(self, ws: Workspace, key: str, model: str | None,
-             models: tuple[str, ...] = ()) -> InstanceDetail | None:
-        """`models`: every loaded model (the overlay lines them all up; `model` is the current one)."""
+    def load(self, ws: Workspace, key: str, model: str | None, models: tuple[str, ...] = (),
+             annotator: str | None = None) -> InstanceDetail | None:
+        """`models`: every loaded model (the overlay lines them all up; `model` is the current one);
+        `annotator`: show only their audit verdicts (None: the newest of anyone's)."""
         parsed = self._parsed.pop(key, None)
         if parsed is None:
             instance = ws.instance(key)
@@ -117,7 +118,7 @@ class InstanceDetailLoader:
         trace = ws.run(runs[0].id) if runs else None
         overlay = build_overlay(instance, predictions, trace, MODES)
         detail = InstanceDetail(instance, sources, unreadable, symbols, overlay, model,
-                                verdicts=ws.latest_verdicts(key))
+                                verdicts=ws.latest_verdicts(key, annotator))
         if model is not None:
             detail.prediction = predictions.get(model)
             detail.diff = overlay.diff(model)

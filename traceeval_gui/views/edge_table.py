@@ -80,6 +80,7 @@ class EdgePanel(QWidget):
         state.compare_model_selected.connect(self._on_state_model_selected)
         state.runs_changed.connect(self._on_state_runs_changed)
         state.predictions_changed.connect(self._on_state_predictions_changed)
+        state.verdicts_changed.connect(self._on_state_verdicts_changed)
         self._refresh()
 
     def edges(self) -> list[ClassifiedEdge]:
@@ -103,6 +104,10 @@ class EdgePanel(QWidget):
 
     def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
         if self.state.instance_key in keys:
+            self._on_state_runs_changed(self.state.instance_key)
+
+    def _on_state_verdicts_changed(self, key: str) -> None:
+        if key in ("", self.state.instance_key):
             self._on_state_runs_changed(self.state.instance_key)
 
     def _on_state_runs_changed(self, key: str) -> None:

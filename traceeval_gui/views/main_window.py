@@ -19,6 +19,7 @@ from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
 from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
 from traceeval_gui.session import RecentDataset, SavedSelection, Session
 from traceeval_gui.views.answer_panel import AnswerPanel
+from traceeval_gui.views.audit_actions import AuditActions
 from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.export_actions import ExportActions
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
+        self.audits = AuditActions(self)
         self._build_toolbar()
         self._build_menus()
         self._build_status_bar()
@@ -215,6 +217,7 @@ class MainWindow(QMainWindow):
         trace_menu.addAction(action(self, "&Cancel Trace", self.tracer_panel.cancel_trace, "Shift+F5"))
 
         self.model_runs.add_to(bar.addMenu("&Model"))
+        self.audits.add_to(bar.addMenu("&Audit"))
 
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(action(self, "&Keyboard Shortcuts", self._on_keyboard_triggered,

@@ -1,0 +1,268 @@
+"""The Audit menu: start a new audit, continue one (as which annotator), and see an audit's results.
+
+Edge audits open in `AuditWindow`; baseline audits in `BaselineWindow` and results in
+`AuditResultsWindow`, both imported when first needed (their modules may not exist yet: the menu says
+so instead of failing). One window per (audit, annotator): asking again brings it to the front. The
+annotator's name is remembered in the window's settings, when it has any.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, QVBoxLayout, \
+    QWidget
+
+from core.audit_store import AuditStore
+from core.audits import BASELINE_AUDIT, Audit, check_person_name
+from core.errors import TraceEvalError
+from traceeval_gui.views.audit_window import AuditWindow
+from traceeval_gui.views.keyboard_dialog import action
+from traceeval_gui.views.new_audit_dialog import NewAuditDialog
+from traceeval_gui.views.style import MUTED_TEXT
+
+if TYPE_CHECKING:
+    from traceeval_gui.app_state import AppState
+    from traceeval_gui.views.main_window import MainWindow
+
+ANNOTATOR_SETTING, AUDIT_SETTING = "audit/annotator", "audit/last"
+NO_AUDITS = "No audits in this workspace yet: Audit ▸ New Audit (Ctrl+Shift+N) starts one"
+
+
+def audit_progress(store: AuditStore, audit: Audit) -> dict[str, int]:
+    """annotator -> items they have judged (edges with a verdict, or questions answered)."""
+    if audit.kind == BASELINE_AUDIT:
+        return {name: len(store.answers(audit.name, name)) for name in store.annotators(audit.name)}
+    done = {name: 0 for name in store.annotators(audit.name)}
+    for annotator, _ref in store.current_verdicts(audit.name):
+        done[annotator] = done.get(annotator, 0) + 1
+    return done
+
+
+def audit_title(audit: Audit, progress: dict[str, int]) -> str:
+    unit = "questions" if audit.kind == BASELINE_AUDIT else "edges"
+    kind = "baseline" if audit.kind == BASELINE_AUDIT else audit.population
+    done = ", ".join(f"{name} {n}/{audit.size}" for name, n in progress.items()) or "not started"
+    return f"{audit.name}  ({kind}, {audit.size:,} {unit}; {done})"
+
+
+class AuditChooserDialog(QDialog):
+    """Pick an audit (with everyone's progress) and, unless only the audit is asked for, who you are."""
+
+    def __init__(self, store: AuditStore, audit_name: str = "", annotator: str = "", ask_annotator: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.audits = store.audits()
+        self.audit_name, self.annotator = "", ""
+        self.setWindowTitle("Continue audit" if ask_annotator else "Audit results")
+        self.setMinimumWidth(520)
+        self._progress = {audit.name: audit_progress(store, audit) for audit in self.audits}
+        self.audit_combo = QComboBox()
+        for audit in self.audits:
+            self.audit_combo.addItem(audit_title(audit, self._progress[audit.name]), audit.name)
+        index = self.audit_combo.findData(audit_name)
+        self.audit_combo.setCurrentIndex(index if index >= 0 else self.audit_combo.count() - 1)
+        self.annotator_combo = QComboBox()
+        self.annotator_combo.setEditable(True)
+        self.annotator_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.annotator_combo.lineEdit().setPlaceholderText("your name")
+        self.progress_label = QLabel()
+        self.progress_label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; }}")
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet("QLabel { color: #c62828; }")
+        self.error_label.hide()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.open_button = buttons.addButton("Open", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self._on_buttons_accepted)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("&Audit:", self.audit_combo)
+        if ask_annotator:
+            form.addRow("&Your name:", self.annotator_combo)
+            form.addRow("", self.progress_label)
+        else:
+            self.annotator_combo.hide()
+            self.progress_label.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 14, 16, 12)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(buttons)
+        self.ask_annotator = ask_annotator
+        self.open_button.setDefault(True)  # once in the dialog: Enter opens
+        self.audit_combo.currentIndexChanged.connect(self._on_audit_combo_changed)
+        self.annotator_combo.editTextChanged.connect(self._on_annotator_combo_edited)
+        self._on_audit_combo_changed()
+        self.annotator_combo.setEditText(annotator)
+        self._on_annotator_combo_edited(annotator)
+        (self.annotator_combo if ask_annotator and not annotator else self.audit_combo).setFocus()
+
+    @property
+    def audit(self) -> Audit | None:
+        name = self.audit_combo.currentData()
+        return next((audit for audit in self.audits if audit.name == name), None)
+
+    def _on_audit_combo_changed(self, _index: int = 0) -> None:
+        text = self.annotator_combo.currentText()
+        self.annotator_combo.blockSignals(True)
+        self.annotator_combo.clear()
+        audit = self.audit
+        if audit is not None:
+            self.annotator_combo.addItems(list(self.store.annotators(audit.name)))
+        self.annotator_combo.setEditText(text)
+        self.annotator_combo.blockSignals(False)
+        self._on_annotator_combo_edited(text)
+
+    def _on_annotator_combo_edited(self, text: str) -> None:
+        self.error_label.hide()
+        audit, name = self.audit, text.strip()
+        if audit is None or not name:
+            self.progress_label.setText("")
+            return
+        done = self._progress[audit.name].get(name)
+        unit = "questions" if audit.kind == BASELINE_AUDIT else "edges"
+        self.progress_label.setText(f"{name} has done {done:,} of {audit.size:,} {unit}" if done is not None
+                                    else f"{name} is new to this audit: starts at the first {unit[:-1]}")
+
+    def _on_buttons_accepted(self) -> None:
+        audit = self.audit
+        if audit is None:
+            return
+        name = self.annotator_combo.currentText().strip()
+        if self.ask_annotator:
+            try:
+                check_person_name(name)
+            except ValueError:
+                self.error_label.setText("Type your name (one line, at most 64 characters)")
+                self.error_label.show()
+                return
+        self.audit_name, self.annotator = audit.name, name
+        self.accept()
+
+
+class AuditActions(QObject):
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.window = window
+        self.state: "AppState" = window.state
+        self.windows: dict[tuple[str, str], QWidget] = {}  # (audit, annotator or "results") -> its window
+        self.new_action = action(window, "&New Audit…", self.new_audit, "Ctrl+Shift+N",
+                                 "Sample edges to spot-check (or programs for a human baseline) and start judging")
+        self.continue_action = action(window, "&Continue Audit…", self.continue_audit, "Ctrl+Shift+A",
+                                      "Go on with an audit where you left it, under your name")
+        self.results_action = action(window, "Audit &Results…", self.ask_results, "Ctrl+Shift+R",
+                                     "Agreement, disputes and corrected scores of an audit")
+        for item in self.actions:
+            item.setEnabled(False)
+        self.state.dataset_opened.connect(self._on_state_dataset_opened)
+
+    @property
+    def actions(self) -> tuple:
+        return self.new_action, self.continue_action, self.results_action
+
+    def add_to(self, menu: QMenu) -> None:
+        menu.addAction(self.new_action)
+        menu.addAction(self.continue_action)
+        menu.addSeparator()
+        menu.addAction(self.results_action)
+
+    def _on_state_dataset_opened(self) -> None:
+        for item in self.actions:
+            item.setEnabled(self.state.workspace is not None)
+
+    # -- menu entries ---------------------------------------------------------------------
+    def new_audit(self) -> QWidget | None:
+        if self.state.workspace is None:
+            return self._say("Open a dataset first, then audit it")
+        dialog = NewAuditDialog(self.state, self._remembered(ANNOTATOR_SETTING), self.window)
+        if not dialog.exec() or dialog.audit is None:
+            return None
+        return self.open_audit(dialog.audit.name, dialog.annotators[0])
+
+    def continue_audit(self) -> QWidget | None:
+        if self.state.workspace is None:
+            return self._say("Open a dataset first, then audit it")
+        store = AuditStore(self.state.workspace)
+        if not store.audits():
+            return self._say(NO_AUDITS)
+        dialog = AuditChooserDialog(store, self._remembered(AUDIT_SETTING), self._remembered(ANNOTATOR_SETTING),
+                                    parent=self.window)
+        if not dialog.exec():
+            return None
+        return self.open_audit(dialog.audit_name, dialog.annotator)
+
+    def ask_results(self) -> QWidget | None:
+        if self.state.workspace is None:
+            return self._say("Open a dataset first")
+        store = AuditStore(self.state.workspace)
+        if not store.audits():
+            return self._say(NO_AUDITS)
+        dialog = AuditChooserDialog(store, self._remembered(AUDIT_SETTING), ask_annotator=False, parent=self.window)
+        if not dialog.exec():
+            return None
+        return self.open_results(dialog.audit_name)
+
+    # -- windows --------------------------------------------------------------------------
+    def open_audit(self, audit_name: str, annotator: str) -> QWidget | None:
+        """The window where `annotator` works on the audit (brought to the front when already open)."""
+        try:
+            audit = AuditStore(self.state.workspace).get(audit_name)
+            check_person_name(annotator)
+        except (TraceEvalError, ValueError) as error:
+            return self._say(str(error))
+        self._remember(AUDIT_SETTING, audit_name)
+        self._remember(ANNOTATOR_SETTING, annotator)
+        key = (audit_name, annotator)
+        if key in self.windows:
+            return self._raise(self.windows[key])
+        if audit.kind == BASELINE_AUDIT:
+            try:
+                from traceeval_gui.views.baseline_window import BaselineWindow
+            except ImportError:
+                return self._say("The human-baseline window is not available yet")
+            window = BaselineWindow(self.state, audit_name, annotator, self.window)
+        else:
+            window = AuditWindow(self.state, audit_name, annotator, self.window)
+        return self._keep(key, window)
+
+    # ---- results window hook: AuditResultsWindow(state, audit_name, parent) lives in audit_results_window.py ----
+    def open_results(self, audit_name: str) -> QWidget | None:
+        """The results of an audit: agreement, disputes and corrected scores (another module draws them)."""
+        key = (audit_name, "results")
+        if key in self.windows:
+            return self._raise(self.windows[key])
+        try:
+            from traceeval_gui.views.audit_results_window import AuditResultsWindow
+        except ImportError:
+            return self._say("The audit results window is not available yet")
+        self._remember(AUDIT_SETTING, audit_name)
+        return self._keep(key, AuditResultsWindow(self.state, audit_name, self.window))
+
+    def _keep(self, key: tuple[str, str], window: QWidget) -> QWidget:
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.windows[key] = window
+        window.destroyed.connect(lambda _=None, k=key: self.windows.pop(k, None))
+        window.show()
+        return self._raise(window)
+
+    @staticmethod
+    def _raise(window: QWidget) -> QWidget:
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def _say(self, message: str) -> None:
+        self.window.statusBar().showMessage(message, 6000)
+
+    # -- settings -------------------------------------------------------------------------
+    def _remembered(self, key: str) -> str:
+        settings = self.window.settings
+        value = settings.value(key) if settings is not None else None
+        return value if isinstance(value, str) else ""
+
+    def _remember(self, key: str, value: str) -> None:
+        if self.window.settings is not None:
+            self.window.settings.setValue(key, value)

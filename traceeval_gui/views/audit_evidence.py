@@ -1,0 +1,342 @@
+"""The evidence an annotator weighs for one audited edge: what program it is, the caller's body with
+the call-site lines tinted, the callee's definition, and what the latest trace saw.
+
+Code is shown span by span (the function, not its file) in `CodeSpanView`, numbered with the file's
+line numbers and highlighted with pygments. Call-site lines come from `InstanceDetail.call_sites`:
+the lines the latest trace witnessed when it saw the call, else candidates from a static look at the
+caller's body. Audit edges carry normalised names, exactly as the overlay does, so the detail's
+`place` and `trace_evidence` look them up directly.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Iterable
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStackedWidget, QTextEdit, QVBoxLayout, QWidget
+
+from core.audits import AuditItem
+from core.model import LANGUAGE_TITLES, Node
+from core.palette import EDGE_STYLES
+from core.workspace import Workspace
+from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
+from traceeval_gui.views.code_highlighter import PygmentsHighlighter
+from traceeval_gui.views.style import MUTED_TEXT, monospace_font
+from traceeval_gui.views.trace_text import local_time
+
+CALL_SITE_TINT = QColor("#ffe9a8")
+CALL_SITE_MARK = QColor("#b26a00")
+GUTTER_BACKGROUND = QColor("#f6f7f9")
+GUTTER_BORDER = QColor("#e3e5e8")
+LINE_NUMBER = QColor("#9aa0a6")
+LINE_NUMBER_MARKED = QColor("#202124")
+CLASS_TITLES = {"TP": "in the ground truth, found by the model", "FP": "predicted, not in the ground truth",
+                "FN": "in the ground truth, missed by the model", "truth": "ground-truth edge"}
+NO_TRACE = "No trace run yet (Trace ▸ Trace This Program, F5, in the main window)"
+NOT_DEFINED = "not defined in the program (a library call, or a hallucinated name)"
+
+
+@dataclass(frozen=True)
+class TraceFinding:
+    """What the latest trace says about one edge, in words, and whether it saw the call."""
+
+    text: str
+    seen: bool | None  # None: no trace run
+
+
+def trace_finding(ws: Workspace, detail: InstanceDetail, caller: str, callee: str) -> TraceFinding:
+    runs = ws.run_rows(detail.instance.key)
+    if not runs:
+        return TraceFinding(NO_TRACE, None)
+    when = local_time(runs[0].started_at)
+    evidence = detail.overlay.trace_evidence.get((caller, callee))
+    if evidence is None:
+        return TraceFinding(f"The latest trace ({when}, {runs[0].status}) never saw this call", False)
+    times = f"{evidence.count:,}×" if evidence.count_known else f"at least {evidence.count:,}×"
+    lines = evidence.lines
+    where = f" from line{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}" if lines else ""
+    return TraceFinding(f"Latest trace ({when}): called {times}{where}", True)
+
+
+class CodeGutterView(QWidget):
+    def __init__(self, editor: "CodeSpanView") -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.editor.paint_gutter(event)
+
+
+class CodeSpanView(QPlainTextEdit):
+    """A read-only stretch of one file (a function's span), numbered as in the file, with some lines
+    tinted and marked in the gutter (call sites). It never takes keyboard focus: the audit's keys
+    stay with the window."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(monospace_font())
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
+                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
+        self.first_line = 1
+        self.marked: tuple[int, ...] = ()  # file lines tinted as call sites
+        self.highlighter: PygmentsHighlighter | None = None
+        self.gutter = CodeGutterView(self)
+        self.blockCountChanged.connect(self._on_document_block_count_changed)
+        self.updateRequest.connect(self._on_editor_update_requested)
+        self._on_document_block_count_changed()
+
+    def show_span(self, text: str, language: str, first_line: int = 1, marked: Iterable[int] = ()) -> None:
+        """Show `text` (lines `first_line`… of a file), tinting the file lines `marked`; scrolls so the
+        first marked line is in view."""
+        if self.highlighter is not None:
+            self.highlighter.setDocument(None)
+            self.highlighter.deleteLater()
+            self.highlighter = None
+        self.first_line = first_line
+        self.setPlainText(text)
+        self.highlighter = PygmentsHighlighter(self.document(), language)
+        last = first_line + self.blockCount() - 1
+        self.marked = tuple(sorted(line for line in set(marked) if first_line <= line <= last))
+        self._on_document_block_count_changed()
+        self._apply_selections()
+        self.setTextCursor(QTextCursor(self.document()))
+        # without wrapping the scroll bar counts lines: bring the first call site into view, with context
+        shown = max(self.viewport().height() // max(self.fontMetrics().height(), 1), 1)
+        offset = self.marked[0] - first_line if self.marked else 0
+        self.verticalScrollBar().setValue(0 if offset < shown - 2 else offset - 3)
+
+    def marked_lines(self) -> list[int]:
+        """The file lines the view tints (read back from its extra selections)."""
+        return [self.first_line + s.cursor.blockNumber() for s in self.extraSelections()]
+
+    def _apply_selections(self) -> None:
+        selections = []
+        for line in self.marked:
+            block = self.document().findBlockByNumber(line - self.first_line)
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(CALL_SITE_TINT)
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        self.setExtraSelections(selections)
+        self.gutter.update()
+
+    # -- gutter ---------------------------------------------------------------------------
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(self.first_line + max(1, self.blockCount()))))
+        return 22 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        rect = self.contentsRect()
+        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+
+    def _on_document_block_count_changed(self, _count: int = 0) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        rect = self.contentsRect()
+        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+
+    def _on_editor_update_requested(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self.gutter)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
+        width = self.gutter.width()
+        painter.setPen(GUTTER_BORDER)
+        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+        marked = set(self.marked)
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        line_height = self.fontMetrics().height()
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            line = self.first_line + block.blockNumber()
+            if top + height >= event.rect().top():
+                is_marked = line in marked
+                font = painter.font()
+                font.setBold(is_marked)
+                painter.setFont(font)
+                painter.setPen(LINE_NUMBER_MARKED if is_marked else LINE_NUMBER)
+                painter.drawText(0, top, width - 6, line_height,
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(line))
+                if is_marked:  # a small arrow: "the call happens here"
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(CALL_SITE_MARK)
+                    middle = top + line_height // 2
+                    painter.drawPolygon(QPolygon([QPoint(3, middle - 4), QPoint(9, middle), QPoint(3, middle + 4)]))
+            block = block.next()
+            top += height
+        painter.end()
+
+
+class AuditEvidencePanel(QWidget):
+    """Header, trace finding, caller body and callee definition of one audited edge."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._loader = InstanceDetailLoader()
+        self.detail: InstanceDetail | None = None
+        self.item: AuditItem | None = None
+        self.finding: TraceFinding | None = None
+
+        self.header_label = _rich_label()
+        self.header_label.setContentsMargins(10, 8, 10, 2)
+        self.trace_label = _rich_label()
+        self.trace_label.setContentsMargins(10, 0, 10, 6)
+        self.caller_title = _section_label()
+        self.caller_view = CodeSpanView()
+        self.caller_message = _message_label()
+        self.caller_pages = _pages(self.caller_view, self.caller_message)
+        self.callee_title = _section_label()
+        self.callee_view = CodeSpanView()
+        self.callee_message = _message_label()
+        self.callee_pages = _pages(self.callee_view, self.callee_message)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        for title, pages in ((self.caller_title, self.caller_pages), (self.callee_title, self.callee_pages)):
+            section = QWidget()
+            layout = QVBoxLayout(section)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.setSpacing(0)
+            layout.addWidget(title)
+            layout.addWidget(pages, 1)
+            self.splitter.addWidget(section)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.header_label)
+        layout.addWidget(self.trace_label)
+        layout.addWidget(self.splitter, 1)
+
+    def forget(self, instance_key: str | None = None) -> None:
+        """Drop loaded programs (one, or all): a new trace run or a reopened workspace."""
+        if instance_key is None or (self.detail is not None and self.detail.instance.key == instance_key):
+            self.detail = None
+        if instance_key is None:
+            self._loader.clear()
+
+    def show_item(self, ws: Workspace, item: AuditItem, model: str = "") -> None:
+        self.item = item
+        if self.detail is None or self.detail.instance.key != item.instance_key or self.detail.model != (model or None):
+            self.detail = self._loader.load(ws, item.instance_key, model or None, (model,) if model else ())
+        self.header_label.setText(header_html(item))
+        if self.detail is None:
+            self.finding = None
+            self.trace_label.setText(f"<span style='color:#c62828'>Program {html.escape(item.instance_key)} is not "
+                                     "in this workspace's dataset any more.</span>")
+            self._show_missing(self.caller_pages, self.caller_message, self.caller_title, "Caller", item.caller, "")
+            self._show_missing(self.callee_pages, self.callee_message, self.callee_title, "Callee", item.callee, "")
+            return
+        self.finding = trace_finding(ws, self.detail, item.caller, item.callee)
+        colour = {True: "#2e7d32", False: "#b26a00", None: MUTED_TEXT}[self.finding.seen]
+        self.trace_label.setText(f"<span style='color:{colour}'>{html.escape(self.finding.text)}</span>")
+        language = self.detail.instance.language
+        edge = ClassifiedEdge(item.edge_class if item.edge_class in ("TP", "FP", "FN") else "", item.caller,
+                              item.callee)
+        caller = self.detail.place(item.caller)
+        if caller is None:
+            self._show_missing(self.caller_pages, self.caller_message, self.caller_title, "Caller", item.caller,
+                               "its definition was not found in the program's sources")
+        else:
+            sites = self.detail.call_sites(edge)
+            self._show_node(self.caller_pages, self.caller_view, self.caller_title, "Caller", caller, language, sites)
+            self.caller_title.setText(self.caller_title.text() + _sites_note(sites, self.finding.seen))
+        callee = self.detail.place(item.callee)
+        if callee is None:
+            self._show_missing(self.callee_pages, self.callee_message, self.callee_title, "Callee", item.callee,
+                               NOT_DEFINED)
+        else:
+            self._show_node(self.callee_pages, self.callee_view, self.callee_title, "Callee", callee, language, ())
+
+    def _show_node(self, pages: QStackedWidget, view: CodeSpanView, title: QLabel, role: str, node: Node,
+                   language: str, marked: Iterable[int]) -> None:
+        text = self.detail.sources[node.file]
+        lines = text.split("\n")[node.start_line - 1:node.end_line]
+        view.show_span("\n".join(lines), language, node.start_line, marked)
+        title.setText(f"<b>{role}</b>&nbsp; <code>{html.escape(node.name)}</code>&nbsp; "
+                      f"<span style='color:{MUTED_TEXT}'>{html.escape(node.file)}, lines {node.start_line}–"
+                      f"{node.end_line}</span>")
+        pages.setCurrentIndex(0)
+
+    @staticmethod
+    def _show_missing(pages: QStackedWidget, message: QLabel, title: QLabel, role: str, name: str,
+                      why: str) -> None:
+        title.setText(f"<b>{role}</b>&nbsp; <code>{html.escape(name)}</code>")
+        message.setText(f"<i>{html.escape(name)}</i>: {html.escape(why)}" if why else "")
+        pages.setCurrentIndex(1)
+
+
+def header_html(item: AuditItem) -> str:
+    style = EDGE_STYLES.get(item.edge_class)
+    colour = style.colour if style is not None else "#455a64"
+    chip = (f"<span style='background-color:{colour}; color:#ffffff; font-weight:600'>&nbsp;"
+            f"{html.escape(item.edge_class or '?')}&nbsp;</span>")
+    title = CLASS_TITLES.get(item.edge_class, item.edge_class)
+    language = LANGUAGE_TITLES.get(item.language, item.language)
+    return (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "
+            f"<code>{html.escape(item.callee)}</code></div>"
+            f"<div style='margin-top:4px'>{chip}&nbsp; <span style='color:{colour}'>{html.escape(title)}</span>"
+            f"&nbsp;&nbsp;·&nbsp;&nbsp;program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;"
+            f"{html.escape(language)}&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}</div>")
+
+
+def _sites_note(sites: list[int], seen: bool | None) -> str:
+    if not sites:
+        return f"&nbsp; <span style='color:{MUTED_TEXT}'>· no call site found in its body</span>"
+    where = "seen by the trace" if seen else "likely call sites (a static look)"
+    lines = ", ".join(map(str, sites))
+    return (f"&nbsp; <span style='background-color:{CALL_SITE_TINT.name()}'>&nbsp;line{'s' if len(sites) != 1 else ''}"
+            f" {lines}&nbsp;</span> <span style='color:{MUTED_TEXT}'>{where}</span>")
+
+
+def _rich_label() -> QLabel:
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _section_label() -> QLabel:
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setContentsMargins(10, 5, 10, 5)
+    label.setStyleSheet("QLabel { background: #eef0f3; border-top: 1px solid #dcdfe4; "
+                        "border-bottom: 1px solid #dcdfe4; }")
+    return label
+
+
+def _message_label() -> QLabel:
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    label.setContentsMargins(14, 12, 14, 12)
+    label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; background: #ffffff; }}")
+    return label
+
+
+def _pages(view: QWidget, message: QLabel) -> QStackedWidget:
+    pages = QStackedWidget()
+    pages.addWidget(view)
+    pages.addWidget(message)
+    return pages
