@@ -15,7 +15,8 @@ from typing import Iterable
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStackedWidget, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QStackedWidget, QTextEdit, \
+    QVBoxLayout, QWidget
 
 from core.audits import AuditItem
 from core.model import LANGUAGE_TITLES, Node
@@ -320,6 +321,7 @@ def _section_label() -> QLabel:
     label = QLabel()
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setContentsMargins(10, 5, 10, 5)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long Java names clip, not widen
     label.setStyleSheet("QLabel { background: #eef0f3; border-top: 1px solid #dcdfe4; "
                         "border-bottom: 1px solid #dcdfe4; }")
     return label

@@ -14,13 +14,14 @@ import html
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QCloseEvent, QColor, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, \
-    QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget
+    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
 from core.audits import Audit, AuditItem, EdgeRef
 from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
+from traceeval_gui.models.graph_scene import short_name
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.new_audit_dialog import population_words
@@ -96,8 +97,8 @@ class AuditItemTableModel(QAbstractTableModel):
                 return str(item.position + 1)
             if column == 1:
                 return item.instance_id
-            if column == 2:
-                return edge_text(item)
+            if column == 2:  # short names: the full ones are in the tooltip and above the evidence
+                return f"{short_name(item.caller)} → {short_name(item.callee)}"
             if verdict is not None:
                 return LABEL_TITLES[verdict.label] + ("  ✎" if verdict.note else "")
             return ""
@@ -227,17 +228,19 @@ class AuditWindow(QMainWindow):
         self.progress_bar.setMaximumHeight(12)
         self.who_label = QLabel()
         self.who_label.setTextFormat(Qt.TextFormat.RichText)
+        self.who_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.who_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         top = QHBoxLayout()
         top.setContentsMargins(12, 8, 12, 8)
         top.setSpacing(12)
         top.addWidget(self.progress_bar)
-        top.addWidget(self.progress_label, 1)
-        top.addWidget(self.who_label)
+        top.addWidget(self.progress_label)
+        top.addWidget(self.who_label, 1)
         self.done_label = QLabel()
         self.done_label.setStyleSheet(DONE_STYLE)
         self.done_label.hide()
 
-        self.table.setMinimumWidth(360)
+        self.table.setMinimumWidth(520)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         right = QWidget()  # the done line sits above the evidence: showing it never moves the list
         right_layout = QVBoxLayout(right)
@@ -248,7 +251,7 @@ class AuditWindow(QMainWindow):
         splitter.addWidget(self.table)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 5)
+        splitter.setStretchFactor(1, 3)
         splitter.setSizes([580, 820])
         splitter.setChildrenCollapsible(False)
         splitter.setHandleWidth(6)
@@ -268,6 +271,7 @@ class AuditWindow(QMainWindow):
         bar.setStyleSheet("#verdict_bar { background: #f6f7f9; border-top: 1px solid #dcdfe4; }")
         self.question_label = QLabel()
         self.question_label.setTextFormat(Qt.TextFormat.RichText)
+        self.question_label.setWordWrap(True)
         self.verdict_buttons: dict[str, QPushButton] = {}
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
