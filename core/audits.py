@@ -24,10 +24,16 @@ STRATA = ("language", "repo", "edge_class")
 
 
 def population_phrase(population: str, model: str = "") -> str:
-    """The population named for a person: "false positives of gpt-4o"."""
-    return {"truth": "ground-truth edges" + (f" (classed against {model})" if model else ""),
-            "fp": f"false positives of {model}", "fn": f"false negatives of {model}",
-            "all": f"edges of the ground truth and of {model}"}[population]
+    """What a population's edges are, after their count ("404 false positives of gpt-4o")."""
+    if population == "fp":
+        return f"false positives of {model}"
+    if population == "fn":
+        return f"false negatives of {model}"
+    if population == "all":
+        return f"edges of the ground truth and {model}'s predictions"
+    return f"ground-truth edges (of programs {model} answered)" if model else "ground-truth edges"
+
+
 HUMAN_PREFIX = "human:"
 
 

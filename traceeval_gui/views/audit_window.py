@@ -17,14 +17,13 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabe
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, EdgeRef
+from core.audits import Audit, AuditItem, EdgeRef, population_phrase
 from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
-from traceeval_gui.views.new_audit_dialog import population_words
 from traceeval_gui.views.style import MUTED_TEXT
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
@@ -504,7 +503,7 @@ class AuditWindow(QMainWindow):
     def _describe(self) -> str:
         audit = self.audit
         return (f"{audit.name}: {audit.size:,} of {audit.population_size:,} "
-                f"{population_words(audit.population, audit.model)}, seed {audit.seed}")
+                f"{population_phrase(audit.population, audit.model)}, seed {audit.seed}")
 
     # -- following the app ----------------------------------------------------------------
     def _on_state_runs_changed(self, key: str) -> None:

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QDialog, QDial
 
 from core.audit_sampling import PROGRAM_STRATA, create_audit, population_edges, sample_size_for_margin
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem
+from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
+    population_phrase
 from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.app_state import AppState
@@ -300,24 +301,13 @@ class NewAuditDialog(QDialog):
         else:
             wanted, why = min(self.size_spin.value(), len(items)), ""
         whole = " — the whole population" if wanted >= len(items) else ""
-        return (f"Population: <b>{len(items):,}</b> {html.escape(population_words(self.population, self.model))} in "
+        return (f"Population: <b>{len(items):,}</b> {html.escape(population_phrase(self.population, self.model))} in "
                 f"{programs:,} program{'s' if programs != 1 else ''} → sample <b>{wanted:,}</b>{why}{whole} "
                 f"({stratified})")
 
     def _free_name(self) -> str:
         taken = {audit.name for audit in AuditStore(self.ws).audits()}
         return next(f"audit-{n}" for n in range(1, len(taken) + 2) if f"audit-{n}" not in taken)
-
-
-def population_words(population: str, model: str) -> str:
-    """What the population's edges are, after their count ("404 ground-truth edges")."""
-    if population == "fp":
-        return f"false positives of {model}"
-    if population == "fn":
-        return f"false negatives of {model}"
-    if population == "all":
-        return f"edges of the ground truth and {model}'s predictions"
-    return f"ground-truth edges (of programs {model} answered)" if model else "ground-truth edges"
 
 
 def _warn(text: str) -> str:
