@@ -61,6 +61,7 @@ def test_an_audit_of_100_edges_is_created_and_judged_with_the_keyboard_alone(win
         dialog = QApplication.activeModalWidget()
         try:
             qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)  # its keys work once it is active
+            qtbot.waitUntil(lambda: "counting" not in dialog.summary_label.text())  # counted in the background
             seen["summary"] = dialog.summary_label.text()
             qtbot.keyClick(dialog.name_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
             qtbot.keyClicks(dialog.name_edit, "spot")
@@ -68,6 +69,7 @@ def test_an_audit_of_100_edges_is_created_and_judged_with_the_keyboard_alone(win
             seen["focused"] = dialog.annotators_edit.hasFocus()
             qtbot.keyClicks(dialog.annotators_edit, "ana, bo")
             qtbot.keyClick(dialog.annotators_edit, Qt.Key.Key_Return)  # Enter = Create
+            qtbot.waitUntil(lambda: not dialog.isVisible())  # sampled in the background, then closed
         finally:
             if dialog.isVisible():  # never leave the test hanging in exec()
                 seen["left open"] = dialog.error_label.text()
@@ -252,21 +254,30 @@ def test_the_new_audit_dialog_reports_errors_inline(window, state, qtbot):
     dialog = NewAuditDialog(state, "ana", window)
     qtbot.addWidget(dialog)
     dialog.name_edit.setText("taken")
-    dialog.create_button.click()
+    assert "counting" in dialog.summary_label.text()  # the population is counted in the background
+    qtbot.waitUntil(lambda: "416</b> ground-truth edges" in dialog.summary_label.text())
+    create(dialog, qtbot)
     assert dialog.error_label.isVisibleTo(dialog) and "already exists" in dialog.error_label.text()
     assert dialog.result() == 0 and dialog.audit is None
     dialog.population_combo.setCurrentIndex(dialog.population_combo.findData("fp"))
     assert dialog.model != ""  # a population of a model's errors picks a model
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("illustrative-weak"))
     dialog.margin_radio.setChecked(True)
-    assert "73</b> false positives of illustrative-weak" in dialog.summary_label.text()
+    qtbot.waitUntil(lambda: "73</b> false positives of illustrative-weak" in dialog.summary_label.text())
     assert f"sample <b>{sample_size_for_margin(0.05, 73)}</b> for ±5 % at 95%" in dialog.summary_label.text()
-    dialog.create_button.click()
+    create(dialog, qtbot)
     assert dialog.result() == 0 and "already exists" in dialog.error_label.text()
     dialog.name_edit.setText("by margin")
-    dialog.create_button.click()
+    create(dialog, qtbot)
     assert dialog.result() == 1 and dialog.audit.margin == 0.05
     assert dialog.audit.size == sample_size_for_margin(0.05, 73)
+
+
+def create(dialog, qtbot):
+    """Click Create and wait for the background sampling to end (the dialog closes, or shows why not)."""
+    dialog.create_button.click()
+    assert dialog.create_button.text() == "Sampling…" and not dialog.create_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.create_button.isEnabled())
 
 
 def _call_sites(evidence, item):
@@ -306,30 +317,20 @@ def test_continue_audit_asks_who_you_are_with_the_keyboard(window, state, store,
     assert window.audits.open_audit("later", "ana") is audit_window  # one window per audit and annotator
 
 
-def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qtbot, monkeypatch):
-    import sys
-    import types
-
-    from PySide6.QtWidgets import QMainWindow
-
-    opened = []
-
-    class FakeWindow(QMainWindow):
-        def __init__(self, *args):
-            super().__init__(args[-1])
-            opened.append(args[1:-1])
+def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qtbot):
+    from traceeval_gui.views.audit_results_window import AuditResultsWindow
+    from traceeval_gui.views.baseline_window import BaselineWindow
 
     create_audit(state.workspace, "humans", kind="baseline", size=2, seed=1)
-    for module, name in (("baseline_window", "BaselineWindow"), ("audit_results_window", "AuditResultsWindow")):
-        monkeypatch.setitem(sys.modules, f"traceeval_gui.views.{module}",
-                            types.SimpleNamespace(**{name: FakeWindow}))
-    assert isinstance(window.audits.open_audit("humans", "ana"), FakeWindow)
-    assert isinstance(window.audits.open_results("humans"), FakeWindow)
-    assert opened == [("humans", "ana"), ("humans",)]
-
-    monkeypatch.setitem(sys.modules, "traceeval_gui.views.audit_results_window", None)  # not importable
-    assert window.audits.open_results("other") is None
-    assert window.statusBar().currentMessage() == "The audit results window is not available yet"
+    baseline = window.audits.open_audit("humans", "ana")
+    results = window.audits.open_results("humans")
+    assert isinstance(baseline, BaselineWindow) and baseline.windowTitle() == "Human baseline humans — ana"
+    assert isinstance(results, AuditResultsWindow) and "humans" in results.windowTitle()
+    assert window.audits.open_audit("humans", "ana") is baseline  # one window per audit and annotator
+    assert window.audits.open_audit("nope", "ana") is None
+    assert "no audit named 'nope'" in window.statusBar().currentMessage()
+    for opened in (baseline, results):
+        opened.close()
 
 
 def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtbot):
@@ -352,3 +353,31 @@ def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtb
     audit_window.close()
     assert state.annotator is None
     assert state.detail().verdicts[(first.caller, first.callee)].auditor == "ann"  # the newest of anyone's
+
+
+def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(window, qtbot, tmp_path):
+    from core.indexing import open_dataset
+    from resources import DEMO_DATASET
+
+    state = window.state
+    create_audit(state.workspace, "pair", size=6, seed=4)
+    store = AuditStore(state.workspace)
+    items = store.items("pair")
+    bob_path = tmp_path / "bob.sqlite"
+    bob_ws, _ = open_dataset(DEMO_DATASET, bob_path)
+    with bob_ws:
+        create_audit(bob_ws, "pair", size=6, seed=4)
+        for n, item in enumerate(items):
+            store.give_verdict("pair", item.ref, "ann", "correct")
+            AuditStore(bob_ws).give_verdict("pair", item.ref, "bob", "wrong" if n == 0 else "correct")
+    assert ("Audit", "Merge Workspace", "Ctrl+Shift+M") in window.keyboard_dialog().rows
+    job = window.audits.merge_workspace(bob_path)
+    with qtbot.waitSignal(job.signals.finished):
+        pass
+    qtbot.waitUntil(lambda: ("pair", "results") in window.audits.windows)
+    results = window.audits.windows[("pair", "results")]
+    assert results.merge_pane.isVisible()
+    assert store.labels("pair")[items[0].ref] == {"ann": "correct", "bob": "wrong"}
+    qtbot.waitUntil(lambda: results.report is not None and results.report.agreement is not None)
+    assert results.report.agreement.overall.items == 6 and len(results.report.disagreements) == 1
+    results.close()

@@ -1,22 +1,27 @@
 """The Audit menu: start a new audit, continue one (as which annotator), and see an audit's results.
 
-Edge audits open in `AuditWindow`; baseline audits in `BaselineWindow` and results in
-`AuditResultsWindow`, both imported when first needed (their modules may not exist yet: the menu says
-so instead of failing). One window per (audit, annotator): asking again brings it to the front. The
+Edge audits open in `AuditWindow`, baseline audits in `BaselineWindow` and results in
+`AuditResultsWindow` (imported when first needed). Merge Workspace brings in another annotator's file
+and shows the merged audit's results. One window per (audit, annotator): asking again brings it to the front. The
 annotator's name is remembered in the window's settings, when it has any.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, QVBoxLayout, \
-    QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QMenu, \
+    QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, Audit, check_person_name
 from core.errors import TraceEvalError
+from core.workspace_merge import MergeReport
+from traceeval_gui.audit_jobs import MergeWorkspaceJob
+from traceeval_gui.views.audit_results_window import AuditResultsWindow
 from traceeval_gui.views.audit_window import AuditWindow
+from traceeval_gui.views.baseline_window import BaselineWindow
 from traceeval_gui.views.keyboard_dialog import action
 from traceeval_gui.views.new_audit_dialog import NewAuditDialog
 from traceeval_gui.views.style import MUTED_TEXT
@@ -154,19 +159,22 @@ class AuditActions(QObject):
                                       "Go on with an audit where you left it, under your name")
         self.results_action = action(window, "Audit &Results…", self.ask_results, "Ctrl+Shift+R",
                                      "Agreement, disputes and corrected scores of an audit")
+        self.merge_action = action(window, "&Merge Workspace…", self.merge_workspace, "Ctrl+Shift+M",
+                                   "Bring in another annotator's audits, verdicts and answers from their workspace")
         for item in self.actions:
             item.setEnabled(False)
         self.state.dataset_opened.connect(self._on_state_dataset_opened)
 
     @property
     def actions(self) -> tuple:
-        return self.new_action, self.continue_action, self.results_action
+        return self.new_action, self.continue_action, self.results_action, self.merge_action
 
     def add_to(self, menu: QMenu) -> None:
         menu.addAction(self.new_action)
         menu.addAction(self.continue_action)
         menu.addSeparator()
         menu.addAction(self.results_action)
+        menu.addAction(self.merge_action)
 
     def _on_state_dataset_opened(self) -> None:
         for item in self.actions:
@@ -204,6 +212,38 @@ class AuditActions(QObject):
             return None
         return self.open_results(dialog.audit_name)
 
+    def merge_workspace(self, path: str | Path | None = None) -> MergeWorkspaceJob | None:
+        """Merge another workspace file (asked for when not given) in the background; then the results
+        of the merged audit open with what the merge did, so agreement and disagreements are one look away."""
+        if self.state.workspace is None:
+            return self._say("Open a dataset first")
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Merge another annotator's workspace",
+                                                  str(self.state.workspace.path.parent),
+                                                  "Workspaces (*.sqlite *.db);;All files (*)")
+            if not path:
+                return None
+        job = MergeWorkspaceJob(self.state.workspace.path, path)
+        job.signals.finished.connect(self._on_merge_job_finished)
+        job.signals.failed.connect(lambda message: self._say(f"Merge failed: {message}"))
+        self._say(f"Merging {Path(path).name}…")
+        self.state.jobs.start(job)
+        return job
+
+    def _on_merge_job_finished(self, report: MergeReport) -> None:
+        self._say(report.summary())
+        if report.models_refreshed:  # human baselines changed: the model menus and F1 columns count them
+            self.window.reopen(report.summary())
+        names = [*report.audits_added, *report.audits_updated]
+        audits = [a.name for a in AuditStore(self.state.workspace).audits()]
+        name = next((n for n in [*names, self._remembered(AUDIT_SETTING), *audits] if n in audits), None)
+        if name is None:
+            return
+        results = self.open_results(name)
+        if results is not None:
+            results.merge_pane.show_report(report)
+            results.refresh()
+
     # -- windows --------------------------------------------------------------------------
     def open_audit(self, audit_name: str, annotator: str) -> QWidget | None:
         """The window where `annotator` works on the audit (brought to the front when already open)."""
@@ -218,25 +258,17 @@ class AuditActions(QObject):
         if key in self.windows:
             return self._raise(self.windows[key])
         if audit.kind == BASELINE_AUDIT:
-            try:
-                from traceeval_gui.views.baseline_window import BaselineWindow
-            except ImportError:
-                return self._say("The human-baseline window is not available yet")
             window = BaselineWindow(self.state, audit_name, annotator, self.window)
         else:
             window = AuditWindow(self.state, audit_name, annotator, self.window)
         return self._keep(key, window)
 
-    # ---- results window hook: AuditResultsWindow(state, audit_name, parent) lives in audit_results_window.py ----
+    # -- the results window ---------------------------------------------------------------
     def open_results(self, audit_name: str) -> QWidget | None:
-        """The results of an audit: agreement, disputes and corrected scores (another module draws them)."""
+        """The results of an audit: agreement, disputes and corrected scores."""
         key = (audit_name, "results")
         if key in self.windows:
             return self._raise(self.windows[key])
-        try:
-            from traceeval_gui.views.audit_results_window import AuditResultsWindow
-        except ImportError:
-            return self._say("The audit results window is not available yet")
         self._remember(AUDIT_SETTING, audit_name)
         return self._keep(key, AuditResultsWindow(self.state, audit_name, self.window))
 

@@ -12,13 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, \
     QFormLayout, QHBoxLayout, QLabel, QLineEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
 
-from core.audit_sampling import PROGRAM_STRATA, create_audit, population_edges, sample_size_for_margin
+from core.audit_sampling import PROGRAM_STRATA, sample_size_for_margin
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
-    population_phrase
-from core.errors import TraceEvalError
+from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, population_phrase
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.app_state import AppState
+from traceeval_gui.audit_jobs import CreateAuditJob, PopulationJob
 
 KIND_TITLES = {EDGE_AUDIT: "Edges to check (is each sampled edge a real call?)",
                BASELINE_AUDIT: "Human baseline (annotators answer the model's questions)"}
@@ -46,7 +45,9 @@ class NewAuditDialog(QDialog):
         self.ws = state.workspace
         self.audit: Audit | None = None  # set when created
         self.annotators: tuple[str, ...] = ()
-        self._populations: dict[tuple, list[AuditItem] | str] = {}  # key -> items, or why there are none
+        self._populations: dict[tuple, tuple[int, int] | str] = {}  # key -> (edges, programs), or why none
+        self._counting: set[tuple] = set()  # population keys being counted in the background
+        self._creating = False
         self._programs: dict[tuple, int] = {}
         self._sizes = {EDGE_AUDIT: DEFAULT_SIZE, BASELINE_AUDIT: DEFAULT_PROGRAMS}  # per kind
         self._shown_kind = EDGE_AUDIT
@@ -249,13 +250,27 @@ class NewAuditDialog(QDialog):
             self._show_error("Name at least one annotator (you first: the audit opens for the first name)")
             self.annotators_edit.setFocus()
             return
-        try:
-            self.audit = create_audit(self.ws, name, **options)
-        except (TraceEvalError, ValueError) as error:
-            self._show_error(str(error).splitlines()[0] if str(error) else type(error).__name__)
+        if self._creating:
             return
-        self.annotators = options["annotators"]
+        job = CreateAuditJob(self.ws.path, name, options)
+        job.signals.finished.connect(lambda audit: self._on_create_job_finished(audit, options["annotators"]))
+        job.signals.failed.connect(self._on_create_job_failed)
+        self._set_creating(True)
+        self.state.jobs.start(job)
+
+    def _on_create_job_finished(self, audit: Audit, annotators: tuple[str, ...]) -> None:
+        self._set_creating(False)
+        self.audit, self.annotators = audit, annotators
         self.accept()
+
+    def _on_create_job_failed(self, message: str) -> None:
+        self._set_creating(False)
+        self._show_error(message.splitlines()[0] if message else "the audit could not be created")
+
+    def _set_creating(self, creating: bool) -> None:
+        self._creating = creating
+        self.create_button.setEnabled(not creating)
+        self.create_button.setText("Sampling…" if creating else "Create")
 
     def _show_error(self, message: str) -> None:
         self.error_label.setText(message)
@@ -265,16 +280,22 @@ class NewAuditDialog(QDialog):
         self.error_label.hide()
 
     # -- the live summary -----------------------------------------------------------------
-    def population_items(self) -> list[AuditItem] | str:
-        """The edge population of the current options (cached), or why there is none."""
+    def population_counts(self) -> tuple[int, int] | str | None:
+        """(edges, programs) of the current options' population, why there is none, or None while it is
+        being counted in the background (the summary updates when the count arrives)."""
         key = (self.population, self.model, self.split, self.languages)
-        if key not in self._populations:
-            try:
-                self._populations[key] = population_edges(self.ws, self.population, self.model, split=self.split,
-                                                          languages=self.languages)
-            except TraceEvalError as error:
-                self._populations[key] = str(error)
-        return self._populations[key]
+        if key not in self._populations and key not in self._counting:
+            self._counting.add(key)
+            job = PopulationJob(self.ws.path, *key)
+            job.signals.finished.connect(lambda counts: self._on_population_counted(key, counts))
+            job.signals.failed.connect(lambda message: self._on_population_counted(key, message))
+            self.state.jobs.start(job)
+        return self._populations.get(key)
+
+    def _on_population_counted(self, key: tuple, counts: tuple[int, int] | str) -> None:
+        self._counting.discard(key)
+        self._populations[key] = counts
+        self.summary_label.setText(self.summary())
 
     def summary(self) -> str:
         if not any(box.isChecked() for box in self.language_boxes.values()):
@@ -291,17 +312,19 @@ class NewAuditDialog(QDialog):
             wanted = min(self.size_spin.value(), programs)
             return (f"Population: <b>{programs:,}</b> programs → sample <b>{wanted:,}</b> "
                     f"program{'s' if wanted != 1 else ''} and ask every question of each ({stratified})")
-        items = self.population_items()
-        if isinstance(items, str):
-            return _warn(items[:1].upper() + items[1:])
-        programs = len({item.instance_key for item in items})
+        counts = self.population_counts()
+        if counts is None:
+            return f"Population: counting {html.escape(population_phrase(self.population, self.model))}…"
+        if isinstance(counts, str):
+            return _warn(counts[:1].upper() + counts[1:])
+        edges, programs = counts
         if self.margin is not None:
-            wanted = sample_size_for_margin(self.margin, len(items), CONFIDENCE)
+            wanted = sample_size_for_margin(self.margin, edges, CONFIDENCE)
             why = f" for ±{self.margin_spin.value():g} % at {CONFIDENCE:.0%}"
         else:
-            wanted, why = min(self.size_spin.value(), len(items)), ""
-        whole = " — the whole population" if wanted >= len(items) else ""
-        return (f"Population: <b>{len(items):,}</b> {html.escape(population_phrase(self.population, self.model))} in "
+            wanted, why = min(self.size_spin.value(), edges), ""
+        whole = " — the whole population" if wanted >= edges else ""
+        return (f"Population: <b>{edges:,}</b> {html.escape(population_phrase(self.population, self.model))} in "
                 f"{programs:,} program{'s' if programs != 1 else ''} → sample <b>{wanted:,}</b>{why}{whole} "
                 f"({stratified})")
 
