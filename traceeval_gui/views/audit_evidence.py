@@ -13,9 +13,9 @@ import html
 from dataclasses import dataclass
 from typing import Iterable
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QStackedWidget, QTextEdit, \
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QTextEdit, \
     QVBoxLayout, QWidget
 
 from core.audits import AuditItem
@@ -24,15 +24,12 @@ from core.palette import EDGE_STYLES
 from core.workspace import Workspace
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
-from traceeval_gui.views.style import MUTED_TEXT, monospace_font
+from traceeval_gui.views.code_view import NumberedCodeView
+from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.trace_text import local_time
 
 CALL_SITE_TINT = QColor("#ffe9a8")
 CALL_SITE_MARK = QColor("#b26a00")
-GUTTER_BACKGROUND = QColor("#f6f7f9")
-GUTTER_BORDER = QColor("#e3e5e8")
-LINE_NUMBER = QColor("#9aa0a6")
-LINE_NUMBER_MARKED = QColor("#202124")
 CLASS_TITLES = {"TP": "in the ground truth, found by the model", "FP": "predicted, not in the ground truth",
                 "FN": "in the ground truth, missed by the model", "truth": "ground-truth edge"}
 NO_TRACE = "No trace run yet (Trace ▸ Trace This Program, F5, in the main window)"
@@ -61,41 +58,17 @@ def trace_finding(ws: Workspace, detail: InstanceDetail, caller: str, callee: st
     return TraceFinding(f"Latest trace ({when}): called {times}{where}", True)
 
 
-class CodeGutterView(QWidget):
-    def __init__(self, editor: "CodeSpanView") -> None:
-        super().__init__(editor)
-        self.editor = editor
-
-    def sizeHint(self) -> QSize:
-        return QSize(self.editor.gutter_width(), 0)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self.editor.paint_gutter(event)
-
-
-class CodeSpanView(QPlainTextEdit):
+class CodeSpanView(NumberedCodeView):
     """A read-only stretch of one file (a function's span), numbered as in the file, with some lines
     tinted and marked in the gutter (call sites). It never takes keyboard focus: the audit's keys
     stay with the window."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setReadOnly(True)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFont(monospace_font())
-        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
-        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
-        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
-                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
-        self.first_line = 1
         self.marked: tuple[int, ...] = ()  # file lines tinted as call sites
         self.highlighter: PygmentsHighlighter | None = None
-        self.gutter = CodeGutterView(self)
-        self.blockCountChanged.connect(self._on_document_block_count_changed)
-        self.updateRequest.connect(self._on_editor_update_requested)
-        self._on_document_block_count_changed()
 
     def show_span(self, text: str, language: str, first_line: int = 1, marked: Iterable[int] = ()) -> None:
         """Show `text` (lines `first_line`… of a file), tinting the file lines `marked`; scrolls so the
@@ -135,55 +108,16 @@ class CodeSpanView(QPlainTextEdit):
 
     # -- gutter ---------------------------------------------------------------------------
     def gutter_width(self) -> int:
-        digits = max(3, len(str(self.first_line + max(1, self.blockCount()))))
-        return 22 + self.fontMetrics().horizontalAdvance("9") * digits
+        return super().gutter_width() + 8  # room for the call-site arrow
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        rect = self.contentsRect()
-        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
-
-    def _on_document_block_count_changed(self, _count: int = 0) -> None:
-        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
-        rect = self.contentsRect()
-        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
-
-    def _on_editor_update_requested(self, rect: QRect, dy: int) -> None:
-        if dy:
-            self.gutter.scroll(0, dy)
-        else:
-            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
-
-    def paint_gutter(self, event: QPaintEvent) -> None:
-        painter = QPainter(self.gutter)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
-        width = self.gutter.width()
-        painter.setPen(GUTTER_BORDER)
-        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
-        marked = set(self.marked)
-        block = self.firstVisibleBlock()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        line_height = self.fontMetrics().height()
-        while block.isValid() and top <= event.rect().bottom():
-            height = round(self.blockBoundingRect(block).height())
-            line = self.first_line + block.blockNumber()
-            if top + height >= event.rect().top():
-                is_marked = line in marked
-                font = painter.font()
-                font.setBold(is_marked)
-                painter.setFont(font)
-                painter.setPen(LINE_NUMBER_MARKED if is_marked else LINE_NUMBER)
-                painter.drawText(0, top, width - 6, line_height,
-                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(line))
-                if is_marked:  # a small arrow: "the call happens here"
-                    painter.setPen(Qt.PenStyle.NoPen)
-                    painter.setBrush(CALL_SITE_MARK)
-                    middle = top + line_height // 2
-                    painter.drawPolygon(QPolygon([QPoint(3, middle - 4), QPoint(9, middle), QPoint(3, middle + 4)]))
-            block = block.next()
-            top += height
-        painter.end()
+    def paint_line(self, painter: QPainter, line: int, top: int, line_height: int, width: int) -> None:
+        marked = line in self.marked
+        self.paint_number(painter, line, top, line_height, width - 6, marked)
+        if marked:  # a small arrow: "the call happens here"
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(CALL_SITE_MARK)
+            middle = top + line_height // 2
+            painter.drawPolygon(QPolygon([QPoint(3, middle - 4), QPoint(9, middle), QPoint(3, middle + 4)]))
 
 
 class AuditEvidencePanel(QWidget):

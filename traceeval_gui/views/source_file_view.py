@@ -3,18 +3,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QTextEdit, QToolTip, QWidget
 
 from traceeval_gui.models.instance_detail import EDGE_CLASSES
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
-from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_LABELS, edge_colour, edge_tint, monospace_font
+from traceeval_gui.views.code_view import NumberedCodeView
+from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_LABELS, edge_colour, edge_tint
 
-GUTTER_BACKGROUND = QColor("#f6f7f9")
-GUTTER_BORDER = QColor("#e3e5e8")
-LINE_NUMBER = QColor("#9aa0a6")
-LINE_NUMBER_FOCUS = QColor("#202124")
 MARKER_BAR = 3  # px per edge class in the marker strip
 MARKER_STRIP = 3 * MARKER_BAR + 2 * 1 + 6  # three bars, gaps, padding
 
@@ -29,38 +26,12 @@ class LineMark:
     counts: tuple[tuple[str, int], ...] = ()  # (class, edges) shown after the line's text
 
 
-class GutterView(QWidget):
-    def __init__(self, editor: "SourceFileView") -> None:
-        super().__init__(editor)
-        self.editor = editor
-        self.setMouseTracking(True)
-
-    def sizeHint(self) -> QSize:
-        return QSize(self.editor.gutter_width(), 0)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self.editor.paint_gutter(event)
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip:
-            self.editor.show_line_tooltip(event.pos().y(), event.globalPos())
-            return True
-        return super().event(event)
-
-
-class SourceFileView(QPlainTextEdit):
+class SourceFileView(NumberedCodeView):
     def __init__(self, path: str, text: str, language: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = path
-        self.setReadOnly(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFont(monospace_font())
-        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
-        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
-        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
-                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
         self.setPlainText(text)
         self.highlighter = PygmentsHighlighter(self.document(), language)
         self.marks: dict[int, LineMark] = {}
@@ -68,10 +39,6 @@ class SourceFileView(QPlainTextEdit):
         self._focus: tuple[int, str, tuple[int, ...]] | None = None  # line, class, call-site lines
         self.callee_line: int | None = None  # the selected edge's callee definition, when in this file
         self._callee_kind = ""
-        self.gutter = GutterView(self)
-        self.blockCountChanged.connect(self._on_document_block_count_changed)
-        self.updateRequest.connect(self._on_editor_update_requested)
-        self._on_document_block_count_changed()
 
     # -- markers --------------------------------------------------------------------------
     def set_marks(self, marks: dict[int, LineMark]) -> None:
@@ -167,61 +134,25 @@ class SourceFileView(QPlainTextEdit):
             return True
         return super().viewportEvent(event)
 
-    def show_line_tooltip(self, y: int, global_pos: QPoint) -> None:
+    def show_line_tooltip(self, y: int, global_pos: QPoint) -> bool:
         line = self.cursorForPosition(QPoint(0, y)).blockNumber() + 1
         mark = self.marks.get(line)
         if mark is not None and mark.tooltip:
             QToolTip.showText(global_pos, mark.tooltip, self)
         else:
             QToolTip.hideText()
+        return True
 
     # -- gutter ---------------------------------------------------------------------------
     def gutter_width(self) -> int:
-        digits = max(3, len(str(max(1, self.blockCount()))))
-        return 14 + self.fontMetrics().horizontalAdvance("9") * digits + MARKER_STRIP
+        return super().gutter_width() + MARKER_STRIP
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        rect = self.contentsRect()
-        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
-
-    def _on_document_block_count_changed(self, _count: int = 0) -> None:
-        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
-
-    def _on_editor_update_requested(self, rect: QRect, dy: int) -> None:
-        if dy:
-            self.gutter.scroll(0, dy)
-        else:
-            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
-
-    def paint_gutter(self, event: QPaintEvent) -> None:
-        painter = QPainter(self.gutter)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
-        width = self.gutter.width()
-        painter.setPen(GUTTER_BORDER)
-        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+    def paint_line(self, painter: QPainter, line: int, top: int, line_height: int, width: int) -> None:
         number_right = width - MARKER_STRIP - 2
-        call_sites = set(self._focus[2]) if self._focus else set()
-        block = self.firstVisibleBlock()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        line_height = self.fontMetrics().height()
-        while block.isValid() and top <= event.rect().bottom():
-            height = round(self.blockBoundingRect(block).height())
-            line = block.blockNumber() + 1
-            if block.isVisible() and top + height >= event.rect().top():
-                focused = line == self.focused_line
-                font = painter.font()
-                font.setBold(focused)
-                painter.setFont(font)
-                painter.setPen(LINE_NUMBER_FOCUS if focused else LINE_NUMBER)
-                painter.drawText(0, top, number_right, line_height,
-                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(line))
-                self._paint_marker(painter, line, number_right + 4, top, line_height,
-                                   focused, line in call_sites)
-            block = block.next()
-            top += height
-        painter.end()
+        focused = line == self.focused_line
+        self.paint_number(painter, line, top, line_height, number_right, focused)
+        call_site = self._focus is not None and line in self._focus[2]
+        self._paint_marker(painter, line, number_right + 4, top, line_height, focused, call_site)
 
     def _paint_marker(self, painter: QPainter, line: int, left: int, top: int, height: int,
                       focused: bool, call_site: bool) -> None:

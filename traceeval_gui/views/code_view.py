@@ -1,0 +1,111 @@
+"""A read-only, highlighted code view with a line-number gutter: the base of the source view's files
+(`SourceFileView`) and of the audit's code spans (`CodeSpanView`). Subclasses paint each gutter line."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from traceeval_gui.views.style import monospace_font
+
+GUTTER_BACKGROUND = QColor("#f6f7f9")
+GUTTER_BORDER = QColor("#e3e5e8")
+LINE_NUMBER = QColor("#9aa0a6")
+LINE_NUMBER_STRONG = QColor("#202124")  # the focused or marked lines
+
+
+class GutterView(QWidget):
+    """The strip left of the text: sized, painted and explained (tooltips) by its editor."""
+
+    def __init__(self, editor: "NumberedCodeView") -> None:
+        super().__init__(editor)
+        self.editor = editor
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.editor.paint_gutter(event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.editor.show_line_tooltip(event.pos().y(), event.globalPos()):
+            return True
+        return super().event(event)
+
+
+class NumberedCodeView(QPlainTextEdit):
+    """Lines are numbered from `first_line` (1 for a whole file, the span's start for a span)."""
+
+    first_line = 1
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(monospace_font())
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
+                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
+        self.gutter = GutterView(self)
+        self.blockCountChanged.connect(self._on_document_block_count_changed)
+        self.updateRequest.connect(self._on_editor_update_requested)
+        self._on_document_block_count_changed()
+
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(self.first_line + max(1, self.blockCount()))))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def show_line_tooltip(self, y: int, global_pos: QPoint) -> bool:
+        """Show a tooltip for the gutter line at `y`; False when there is nothing to say."""
+        return False
+
+    def paint_line(self, painter: QPainter, line: int, top: int, line_height: int, width: int) -> None:
+        """Paint gutter line `line` (its number and any marks) in the row starting at `top`."""
+        raise NotImplementedError
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_gutter()
+
+    def _place_gutter(self) -> None:
+        rect = self.contentsRect()
+        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+
+    def _on_document_block_count_changed(self, _count: int = 0) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        self._place_gutter()
+
+    def _on_editor_update_requested(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self.gutter)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
+        width = self.gutter.width()
+        painter.setPen(GUTTER_BORDER)
+        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        line_height = self.fontMetrics().height()
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            if block.isVisible() and top + height >= event.rect().top():
+                self.paint_line(painter, self.first_line + block.blockNumber(), top, line_height, width)
+            block = block.next()
+            top += height
+        painter.end()
+
+    def paint_number(self, painter: QPainter, line: int, top: int, line_height: int, right: int,
+                     strong: bool) -> None:
+        font = painter.font()
+        font.setBold(strong)
+        painter.setFont(font)
+        painter.setPen(LINE_NUMBER_STRONG if strong else LINE_NUMBER)
+        painter.drawText(0, top, right, line_height, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                         str(line))
