@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 from core.audit_export import render_report, report_json, report_markdown, write_report
 from core.audit_reports import audit_report
@@ -154,9 +156,7 @@ def new_audit(args) -> int:
 
 
 def list_audits(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         audits = store.audits()
         if not audits:
             print("no audits yet (traceeval audit new NAME --size 100)")
@@ -174,9 +174,7 @@ def audit_status(args) -> int:
 
 
 def list_items(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         audit = store.get(args.name)
         mine = _own_labels(store, audit, args.annotator) if args.annotator else {}
         for item in store.items(audit.name):
@@ -188,9 +186,7 @@ def list_items(args) -> int:
 
 
 def give_verdict(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         item = _item(store, args.name, args.position)
         verdict = store.give_verdict(args.name, item.ref, args.annotator, args.label, args.note)
         print(f"item {args.position}: {LABEL_TITLES[verdict.label]} ({args.annotator}, {verdict.created_at})")
@@ -198,9 +194,7 @@ def give_verdict(args) -> int:
 
 
 def undo_verdict(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         restored = store.undo(store.get(args.name).name, args.annotator)
         if restored is None:
             print(f"nothing to undo for {args.annotator}")
@@ -211,9 +205,7 @@ def undo_verdict(args) -> int:
 
 
 def adjudicate_item(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         item = _item(store, args.name, args.position)
         store.adjudicate(args.name, item.ref, args.label, args.by, args.reason)
         print(f"item {args.position}: final verdict {LABEL_TITLES[args.label]} (decided by {args.by})")
@@ -221,15 +213,13 @@ def adjudicate_item(args) -> int:
 
 
 def answer_question(args) -> int:
-    ws, _ = open_workspace(args)
-    with ws:
-        store = AuditStore(ws)
+    with audit_store(args) as store:
         if store.get(args.name).kind != BASELINE_AUDIT:
             raise UsageError(f"audit {args.name!r} judges edges; answers belong to a baseline audit")
         item = _item(store, args.name, args.position)
         callees = [c.strip() for text in args.callees for c in text.split(",") if c.strip()]
         store.store_answer(args.name, args.annotator, item.instance_key, item.caller, callees)
-        refresh_baseline_predictions(ws, args.name, args.annotator, [item.instance_key])
+        refresh_baseline_predictions(store.ws, args.name, args.annotator, [item.instance_key])
         print(f"question {args.position} ({item.caller}): {', '.join(callees) or 'no calls'} "
               f"— stored as model {human_model_name(args.annotator)}")
     return 0
@@ -273,6 +263,14 @@ def merge_command(args) -> int:
 
 
 # -- helpers ----------------------------------------------------------------------------------------
+@contextmanager
+def audit_store(args) -> Iterator[AuditStore]:
+    """The audits of the command's workspace (closed when the command is done)."""
+    ws, _ = open_workspace(args)
+    with ws:
+        yield AuditStore(ws)
+
+
 def describe(audit: Audit) -> str:
     if audit.kind == BASELINE_AUDIT:
         what = f"human baseline, {audit.size} questions"
