@@ -161,6 +161,11 @@ def final_verdicts(labels: Mapping[EdgeRef, Mapping[str, str]],
     return finals
 
 
+def label_fits(item: AuditItem, label: str) -> bool:
+    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs)."""
+    return label != "not_exercised" or item.edge_class == "FP"
+
+
 def disagreements(labels: Mapping[EdgeRef, Mapping[str, str]]) -> list[EdgeRef]:
     """Edges two or more annotators labelled differently (adjudicated or not), in the order given."""
     return [ref for ref, given in labels.items() if len(set(given.values())) > 1]

@@ -15,7 +15,7 @@ from core.audit_reports import audit_report
 from core.audit_sampling import create_audit
 from core.audit_store import AuditStore
 from core.audits import AUDIT_KINDS, BASELINE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
-    human_model_name, population_phrase
+    human_model_name, label_fits, population_phrase
 from core.baseline import refresh_baseline_predictions
 from core.errors import UsageError
 from core.scoring import parse_languages
@@ -187,7 +187,7 @@ def list_items(args) -> int:
 
 def give_verdict(args) -> int:
     with audit_store(args) as store:
-        item = _item(store, args.name, args.position)
+        item = _fitting_item(store, args.name, args.position, args.label)
         verdict = store.give_verdict(args.name, item.ref, args.annotator, args.label, args.note)
         print(f"item {args.position}: {LABEL_TITLES[verdict.label]} ({args.annotator}, {verdict.created_at})")
     return 0
@@ -206,7 +206,7 @@ def undo_verdict(args) -> int:
 
 def adjudicate_item(args) -> int:
     with audit_store(args) as store:
-        item = _item(store, args.name, args.position)
+        item = _fitting_item(store, args.name, args.position, args.label)
         store.adjudicate(args.name, item.ref, args.label, args.by, args.reason)
         print(f"item {args.position}: final verdict {LABEL_TITLES[args.label]} (decided by {args.by})")
     return 0
@@ -299,6 +299,14 @@ def _own_labels(store: AuditStore, audit: Audit, annotator: str) -> dict[int, st
     current = store.current_verdicts(audit.name, annotator)
     return {i.position: LABEL_TITLES[current[(annotator, i.ref)].label]
             for i in store.items(audit.name) if (annotator, i.ref) in current}
+
+
+def _fitting_item(store: AuditStore, name: str, position: int, label: str) -> AuditItem:
+    item = _item(store, name, position)
+    if not label_fits(item, label):
+        raise UsageError(f"item {position} is in the ground truth ({item.edge_class}): not_exercised only fits "
+                         "edges the ground truth lacks (false positives)")
+    return item
 
 
 def _item(store: AuditStore, name: str, position: int) -> AuditItem:

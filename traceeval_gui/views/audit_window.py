@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabe
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, EdgeRef, population_phrase
+from core.audits import Audit, AuditItem, EdgeRef, label_fits, population_phrase
 from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
@@ -348,7 +348,7 @@ class AuditWindow(QMainWindow):
         item = self.current_item
         if item is None:
             return None
-        if label == NOT_EXERCISED and item.edge_class != "FP":
+        if not label_fits(item, label):
             self._refuse_not_exercised()
             return None
         note = self.note_edit.text().strip()
@@ -465,7 +465,7 @@ class AuditWindow(QMainWindow):
         self.evidence.show_item(self.state.workspace, item, self.audit.model)
         verdict = self.verdicts.get(item.ref)
         self.note_edit.setText(self._shown_note())
-        fp = item.edge_class == "FP"
+        fp = label_fits(item, NOT_EXERCISED)
         self.verdict_actions[NOT_EXERCISED].setEnabled(fp)
         self._refusal_action.setEnabled(not fp)
         self.verdict_buttons[NOT_EXERCISED].setEnabled(fp)

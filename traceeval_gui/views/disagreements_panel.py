@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.audit_reports import AuditReport, ItemRow
 from core.audit_store import AuditStore
-from core.audits import Adjudication, FinalVerdict, check_person_name
+from core.audits import Adjudication, FinalVerdict, check_person_name, label_fits
 from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES
 from core.palette import VERDICT_COLOURS
@@ -408,7 +408,7 @@ class DisagreementsPanel(QWidget):
             self.settle_button.setText("Settle")
             return
         item = row.item
-        self.label_buttons[NOT_EXERCISED].setEnabled(item.edge_class == "FP")
+        self.label_buttons[NOT_EXERCISED].setEnabled(label_fits(item, NOT_EXERCISED))
         given = " &nbsp;·&nbsp; ".join(
             f"{html.escape(a)}: <b style='color:{VERDICT_COLOURS[v.label]}'>{html.escape(LABEL_TITLES[v.label])}</b>"
             + (f" <i>({html.escape(v.note)})</i>" if v.note else "") for a, v in row.verdicts.items())
