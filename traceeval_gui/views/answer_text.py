@@ -14,10 +14,11 @@ from typing import Sequence
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QSyntaxHighlighter, QTextCharFormat, QTextCursor, \
-    QTextDocument, QTextFormat
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+    QTextDocument
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from core.answers import ANSWER, ANSWER_LINE, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
+from traceeval_gui.views.code_view import line_tints
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 
 WARNING_TEXT = "#8a5a00"  # problems, as the source view's notice says them
@@ -204,16 +205,7 @@ class AnswerTextView(QPlainTextEdit):
         tints = {line.line: WARNING_TINT for line in self.lines if is_warning(line)}
         if self.focused_line is not None:
             tints[self.focused_line] = FOCUS_TINT
-        selections = []
-        for number, colour in sorted(tints.items()):
-            selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(colour)
-            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            cursor = QTextCursor(self.document().findBlockByNumber(number - 1))
-            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
-            selection.cursor = cursor  # the whole block: a wrapped line is tinted on every row
-            selections.append(selection)
-        self.setExtraSelections(selections)
+        self.setExtraSelections(line_tints(self.document(), tints))
         self.gutter.update()
         self.key_column.update()
 

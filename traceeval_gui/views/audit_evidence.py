@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QTextEdit, \
-    QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from core.audits import AuditItem
 from core.model import LANGUAGE_TITLES, Node
@@ -95,16 +94,7 @@ class CodeSpanView(NumberedCodeView):
         return [self.first_line + s.cursor.blockNumber() for s in self.extraSelections()]
 
     def _apply_selections(self) -> None:
-        selections = []
-        for line in self.marked:
-            block = self.document().findBlockByNumber(line - self.first_line)
-            selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(CALL_SITE_TINT)
-            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            selection.cursor = QTextCursor(block)
-            selections.append(selection)
-        self.setExtraSelections(selections)
-        self.gutter.update()
+        self.tint_lines({line: CALL_SITE_TINT for line in self.marked})
 
     # -- gutter ---------------------------------------------------------------------------
     def gutter_width(self) -> int:

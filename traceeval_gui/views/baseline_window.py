@@ -26,16 +26,16 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, QTime
-from PySide6.QtGui import QAction, QBrush, QColor, QFont, QKeySequence, QTextCursor, QTextFormat
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QMainWindow, \
-    QProgressBar, QSplitter, QStyledItemDelegate, QTabWidget, QTextEdit, QToolButton, QTreeWidget, QTreeWidgetItem, \
+    QProgressBar, QSplitter, QStyledItemDelegate, QTabWidget, QToolButton, QTreeWidget, QTreeWidgetItem, \
     QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, check_person_name, human_model_name
 from core.baseline import refresh_baseline_predictions
 from core.errors import AuditError, TraceEvalError
-from core.model import LANGUAGE_TITLES, Instance, Node
+from core.model import LANGUAGE_TITLES, Instance
 from core.prompts import INSTRUCTIONS, NAMING, questions
 from core.symbols import SymbolTable, extract_symbols
 from traceeval_gui.app_state import AppState
@@ -519,9 +519,9 @@ class BaselineWindow(QMainWindow):
         if node.kind == "module":
             view.moveCursor(QTextCursor.MoveOperation.Start)
             return
-        view.setExtraSelections(_shading(view, node))
         view.focused_line = node.start_line
-        view.gutter.update()
+        view.tint_lines({line: DEFINITION_TINT if line == node.start_line else BODY_TINT
+                         for line in range(node.start_line, node.end_line + 1)})
         view.setTextCursor(QTextCursor(view.document().findBlockByNumber(max(node.start_line - 1, 0))))
         view.centerCursor()
 
@@ -582,20 +582,6 @@ class _ElideLeftDelegate(QStyledItemDelegate):
     def initStyleOption(self, option, index) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideLeft
-
-
-def _shading(view: SourceFileView, node: Node) -> list[QTextEdit.ExtraSelection]:
-    selections = []
-    for line in range(node.start_line, node.end_line + 1):
-        block = view.document().findBlockByNumber(line - 1)
-        if not block.isValid():
-            continue
-        selection = QTextEdit.ExtraSelection()
-        selection.format.setBackground(DEFINITION_TINT if line == node.start_line else BODY_TINT)
-        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.cursor = QTextCursor(block)
-        selections.append(selection)
-    return selections
 
 
 def _instructions_html(language: str) -> str:

@@ -2,9 +2,11 @@
 (`SourceFileView`) and of the audit's code spans (`CodeSpanView`). Subclasses paint each gutter line."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from traceeval_gui.views.style import monospace_font
 
@@ -12,6 +14,25 @@ GUTTER_BACKGROUND = QColor("#f6f7f9")
 GUTTER_BORDER = QColor("#e3e5e8")
 LINE_NUMBER = QColor("#9aa0a6")
 LINE_NUMBER_STRONG = QColor("#202124")  # the focused or marked lines
+
+
+def line_tints(document: QTextDocument, tints: Mapping[int, QColor],
+               first_line: int = 1) -> list[QTextEdit.ExtraSelection]:
+    """Extra selections tinting whole lines (numbered from `first_line`) across the view's width; the whole
+    block is selected, so a wrapped line is tinted on every row. Lines outside the document are skipped."""
+    selections = []
+    for line, colour in sorted(tints.items()):
+        block = document.findBlockByNumber(line - first_line)
+        if not block.isValid():
+            continue
+        selection = QTextEdit.ExtraSelection()
+        selection.format.setBackground(colour)
+        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        cursor = QTextCursor(block)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        selection.cursor = cursor
+        selections.append(selection)
+    return selections
 
 
 class GutterView(QWidget):
@@ -52,6 +73,11 @@ class NumberedCodeView(QPlainTextEdit):
         self.blockCountChanged.connect(self._on_document_block_count_changed)
         self.updateRequest.connect(self._on_editor_update_requested)
         self._on_document_block_count_changed()
+
+    def tint_lines(self, tints: Mapping[int, QColor]) -> None:
+        """Tint these lines (file line numbers), replacing earlier tints, and repaint the gutter."""
+        self.setExtraSelections(line_tints(self.document(), tints, self.first_line))
+        self.gutter.update()
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(self.first_line + max(1, self.blockCount()))))

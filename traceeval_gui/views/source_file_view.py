@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QTextEdit, QToolTip, QWidget
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from traceeval_gui.models.instance_detail import EDGE_CLASSES
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
@@ -75,7 +75,6 @@ class SourceFileView(NumberedCodeView):
         return self.textCursor().blockNumber() + 1
 
     def _apply_selections(self) -> None:
-        selections = []
         lines = {line: edge_tint(mark.tint) for line, mark in self.marks.items()}
         if self.callee_line is not None:
             lines[self.callee_line] = QColor(EDGE_FOCUS_TINTS[self._callee_kind])
@@ -83,17 +82,7 @@ class SourceFileView(NumberedCodeView):
             line, kind, call_sites = self._focus
             for focused in (line, *call_sites):
                 lines[focused] = QColor(EDGE_FOCUS_TINTS[kind])
-        for line, colour in sorted(lines.items()):
-            block = self.document().findBlockByNumber(line - 1)
-            if not block.isValid():
-                continue
-            selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(colour)
-            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            selection.cursor = QTextCursor(block)
-            selections.append(selection)
-        self.setExtraSelections(selections)
-        self.gutter.update()
+        self.tint_lines(lines)
 
     # -- inline annotations ---------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
