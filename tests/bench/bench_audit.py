@@ -32,7 +32,6 @@ import gc
 import hashlib
 import io
 import json
-import os
 import random
 import sqlite3
 import statistics
@@ -41,14 +40,12 @@ import tempfile
 import time
 from pathlib import Path
 
-# Keep the user's real cache, config and workspace folders untouched (set before anything reads them).
-_SANDBOX = tempfile.TemporaryDirectory(prefix="traceeval-bench-audit-env-")
-for _variable, _folder in (("TRACEEVAL_CACHE_DIR", "cache"), ("TRACEEVAL_CONFIG_DIR", "config"),
-                           ("TRACEEVAL_WORKSPACE_DIR", "workspaces")):
-    os.environ[_variable] = os.path.join(_SANDBOX.name, _folder)
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.bench.common import private_user_folders  # noqa: E402
+
+_SANDBOX = private_user_folders("audit")  # before anything reads the folders' variables
 
 from core import audit_sampling  # noqa: E402
 from core.audit_export import render_report  # noqa: E402

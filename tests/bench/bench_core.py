@@ -14,7 +14,6 @@ import json
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +25,7 @@ from core.indexing import open_dataset  # noqa: E402
 from core.metrics import Counts, macro_average, micro_scores  # noqa: E402
 from core.normalise import MODES  # noqa: E402
 from core.scoring import Selection, score_table  # noqa: E402
+from tests.bench.common import timed  # noqa: E402
 from tests.bench.synthetic import corrupt, generate, split_ids  # noqa: E402
 
 SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"
@@ -67,14 +67,6 @@ def _edges(graph: dict, language: str, modes: frozenset[str]) -> set:
             if a is not None and b is not None:
                 edges.add((a, b))
     return edges
-
-
-def timed(label: str, action):
-    started = time.perf_counter()
-    result = action()
-    seconds = time.perf_counter() - started
-    print(f"{label:<52} {seconds:8.2f} s", flush=True)
-    return result, seconds
 
 
 def main() -> int:

@@ -19,20 +19,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-# Keep the user's real cache, config and workspace folders untouched (set before anything reads them).
-_SANDBOX = tempfile.TemporaryDirectory(prefix="traceeval-bench-predict-env-")
-for _variable, _folder in (("TRACEEVAL_CACHE_DIR", "cache"), ("TRACEEVAL_CONFIG_DIR", "config"),
-                           ("TRACEEVAL_WORKSPACE_DIR", "workspaces")):
-    os.environ[_variable] = os.path.join(_SANDBOX.name, _folder)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.bench.common import private_user_folders, timed  # noqa: E402
+
+_SANDBOX = private_user_folders("predict")  # before anything reads the folders' variables
 
 import openai  # noqa: E402
 
@@ -55,14 +51,6 @@ PROMPT_TARGET_S = 5.0  # building 2,129 prompts
 CONCURRENCIES = (1, 4, 16)
 MODEL = "fake-model"
 MAX_TOKENS = 4096
-
-
-def timed(label: str, action):
-    started = time.perf_counter()
-    result = action()
-    seconds = time.perf_counter() - started
-    print(f"{label:<58} {seconds:8.2f} s", flush=True)
-    return result, seconds
 
 
 def tag_sources(root: Path) -> None:
