@@ -9,16 +9,10 @@ import pytest
 
 from core.audit_store import AuditStore
 from core.workspace import Workspace
-from traceeval_gui.cli import main
+from tests.cli_run import run
 
 NEW = ("audit", "new", "demo100", "--size", "100", "--seed", "7", "--population", "all",
        "--model", "illustrative-weak")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def items_of(capsys, workspace):

@@ -8,13 +8,7 @@ import pytest
 
 from tests.bench.synthetic import corrupt, generate, split_ids
 from tests.builders import released_dataset
-from traceeval_gui.cli import main
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_run import run
 
 
 @pytest.fixture

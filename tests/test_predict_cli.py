@@ -14,15 +14,9 @@ from core.indexing import open_dataset
 from core.prompts import build_prompt
 from resources import DEMO_DATASET
 from tests.llm_server import FakeChatServer, answer_text, hang, ok, status, truth_answers
-from traceeval_gui.cli import main
+from tests.cli_run import run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -11,16 +11,10 @@ from core.normalise import MODES
 from core.overlay import COMPARE_CLASSES, build_overlay, rank_differences
 from core.scoring import instance_counts
 from resources import DEMO_DATASET
-from traceeval_gui.cli import main
+from tests.cli_run import run
 
 A, B = "illustrative-strong", "illustrative-weak"
 KNOWN = "python/calcpad_0001"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
