@@ -22,8 +22,8 @@ from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, DIFFERENCE_RO
     MODEL_B_COLOUR, SCORE_ROLE, CompareEdge, CompareEdgeFilterProxyModel, CompareEdgeTableModel, \
     DifferenceFilterProxyModel, DifferenceTableModel, compare_tint
 from traceeval_gui.models.instance_detail import ClassifiedEdge
-from traceeval_gui.views.instance_browser import SPLIT_TITLES
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
+from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
 
 FIT_SAMPLE_ROWS = 300
@@ -116,9 +116,8 @@ class ComparePanel(QWidget):
         for language in LANGUAGES:
             self.language_combo.addItem(LANGUAGE_TITLES[language], language)
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
-        self.split_combo = QComboBox()
+        self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
-        self._fill_split_combo(set())
         filters = QHBoxLayout()
         filters.setContentsMargins(0, 0, 0, 0)
         filters.addWidget(self.filter_edit, 1)
@@ -207,7 +206,8 @@ class ComparePanel(QWidget):
     # -- slots: the state -----------------------------------------------------------------
     def _on_state_dataset_opened(self) -> None:
         opened = self.state.opened
-        self._fill_split_combo({row.split for row in opened.rows} if opened else set())
+        self.split_combo.fill({row.split for row in opened.rows} if opened else ())
+        self.difference_proxy.set_split(None)
         self._fill_model_b_combo()
         self._refresh_all()
 
@@ -391,15 +391,6 @@ class ComparePanel(QWidget):
         self.model_b_combo.setCurrentIndex(max(0, self.model_b_combo.findData(state.compare_model)))
         self.model_b_combo.setEnabled(self.model_b_combo.currentData() is not None)
         self.model_b_combo.blockSignals(False)
-
-    def _fill_split_combo(self, splits: set[str]) -> None:
-        self.split_combo.blockSignals(True)
-        self.split_combo.clear()
-        self.split_combo.addItem("All splits", None)
-        for split in sorted(splits, key=lambda s: (s == "", s)):
-            self.split_combo.addItem(SPLIT_TITLES.get(split, split), split)
-        self.split_combo.blockSignals(False)
-        self.difference_proxy.set_split(None)
 
     def _update_summary(self, *_args) -> None:
         model, proxy = self.difference_model, self.difference_proxy

@@ -12,13 +12,13 @@ from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, InstanceFilterProxyModel, \
     InstanceTableModel
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
+from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT
 
 FIT_SAMPLE_ROWS = 300
 SORT_ARROW_ROOM = 26  # header text padding plus the sort indicator
 CELL_PADDING = 14
 MAX_COLUMN_WIDTH = 190  # a few very long ids must not push the scores out of view (tooltips show them)
-SPLIT_TITLES = {"test": "Test", "train": "Train", "": "No split"}
 
 
 class InstanceBrowserPanel(QWidget):
@@ -39,9 +39,8 @@ class InstanceBrowserPanel(QWidget):
         for language in LANGUAGES:
             self.language_combo.addItem(LANGUAGE_TITLES[language], language)
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
-        self.split_combo = QComboBox()
+        self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
-        self._fill_split_combo(set())
         self.repo_combo = QComboBox()
         self.repo_combo.setEditable(True)  # hundreds of repositories: type to find one
         self.repo_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -140,7 +139,8 @@ class InstanceBrowserPanel(QWidget):
         self.model.set_current_model(self.state.model)
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
-        self._fill_split_combo({row.split for row in opened.rows})
+        self.split_combo.fill({row.split for row in opened.rows})
+        self.proxy.set_split(None)
         self._fill_repo_combo(sorted({row.repo for row in opened.rows}))
         self._update_f1_filter()
         self._show_scores_early()
@@ -265,15 +265,6 @@ class InstanceBrowserPanel(QWidget):
         self.repo_combo.setCompleter(completer)
         self.repo_combo.blockSignals(False)
         self.proxy.set_repo(None)
-
-    def _fill_split_combo(self, splits: set[str]) -> None:
-        self.split_combo.blockSignals(True)
-        self.split_combo.clear()
-        self.split_combo.addItem("All splits", None)
-        for split in sorted(splits, key=lambda s: (s == "", s)):
-            self.split_combo.addItem(SPLIT_TITLES.get(split, split), split)
-        self.split_combo.blockSignals(False)
-        self.proxy.set_split(None)
 
     def _reset_filters(self) -> None:
         widgets = (self.filter_edit, self.language_combo, self.split_combo, self.repo_combo, self.f1_low, self.f1_high)

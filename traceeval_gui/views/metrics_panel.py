@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -38,9 +37,9 @@ from core.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, foot
 from core.workspace import InstanceRow
 from traceeval_gui.app_state import AppState
 from traceeval_gui.metrics_jobs import ModeScores, ScoreModesJob
+from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT
 
-SPLIT_CHOICES = (("test", "Test split"), ("train", "Train split"), (None, "All splits"))
 COPY_FORMATS = (("md", "Markdown"), ("latex", "LaTeX"), ("csv", "CSV"), ("text", "Plain text"))
 # What File > Export offers: format -> (title, file suffix).
 EXPORT_FORMATS = {"csv": ("CSV", ".csv"), "md": ("Markdown", ".md"), "latex": ("LaTeX", ".tex"),
@@ -90,8 +89,7 @@ class MetricsPanel(QWidget):
         self._show_program()
 
     def _build(self) -> None:
-        self.split_combo = QComboBox()
-        self.split_combo.setToolTip("Which programs are scored")
+        self.split_combo = SplitCombo(scoring=True, tooltip="Which programs are scored")
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
         modes_label = QLabel("Normalisation:")
         modes_label.setToolTip(MODES_TOOLTIP)
@@ -194,12 +192,10 @@ class MetricsPanel(QWidget):
         self._on_mode_box_toggled(True)
 
     def split(self) -> str | None:
-        return self.split_combo.currentData()
+        return self.split_combo.split()
 
     def set_split(self, split: str | None) -> None:
-        index = self.split_combo.findData(split)
-        if index >= 0:
-            self.split_combo.setCurrentIndex(index)
+        self.split_combo.set_split(split)
 
     def is_scoring(self) -> bool:
         return self._pending is not None
@@ -231,13 +227,7 @@ class MetricsPanel(QWidget):
         self._tables = {(opened.table.modes, opened.table.selection.split): opened.table}
         self._counts = {PAPER_MODES: opened.counts}
         splits = self.state.workspace.split_names() if self.state.workspace else set()
-        self.split_combo.blockSignals(True)
-        self.split_combo.clear()
-        for split, title in SPLIT_CHOICES:
-            if split is None or split in splits:
-                self.split_combo.addItem(title, split)
-        self.split_combo.setCurrentIndex(max(0, self.split_combo.findData(opened.default_split)))
-        self.split_combo.blockSignals(False)
+        self.split_combo.fill(splits, opened.default_split)
         self.counts = self.counts_modes = None
         self._show(opened.table)
         self._adopt_counts(PAPER_MODES)

@@ -26,12 +26,12 @@ from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData,
 from core.tables import DAGGER
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.elided_label import ElidedLabel
+from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT
 
 if TYPE_CHECKING:
     from traceeval_gui.views.metrics_panel import MetricsPanel
 
-SPLIT_CHOICES = (("test", "Test split"), ("train", "Train split"), (None, "All splits"))
 PAPER_MODES = frozenset(MODES)
 # A qualitative palette that stays apart for colour-blind readers (Okabe-Ito without yellow, then
 # Paul Tol's muted colours); cycled when there are more models.
@@ -78,8 +78,7 @@ class MetricsPlotsPanel(QWidget):
 
     # -- building -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.split_combo = QComboBox()
-        self.split_combo.setToolTip("Which programs are plotted")
+        self.split_combo = SplitCombo(scoring=True, tooltip="Which programs are plotted")
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
         self.size_combo = QComboBox()
         for measure, title in SIZE_MEASURES.items():
@@ -159,12 +158,10 @@ class MetricsPlotsPanel(QWidget):
             self._schedule_refresh()
 
     def split(self) -> str | None:
-        return self.split_combo.currentData()
+        return self.split_combo.split()
 
     def set_split(self, split: str | None) -> None:
-        index = self.split_combo.findData(split)
-        if index >= 0:
-            self.split_combo.setCurrentIndex(index)
+        self.split_combo.set_split(split)
 
     def size_measure(self) -> str:
         return self.size_combo.currentData()
@@ -210,13 +207,7 @@ class MetricsPlotsPanel(QWidget):
         splits = self.state.workspace.split_names() if self.state.workspace else set()
         wanted = self.metrics_panel.split() if self.metrics_panel is not None and \
             self.metrics_panel.table is not None else self.state.opened.default_split
-        self.split_combo.blockSignals(True)
-        self.split_combo.clear()
-        for split, title in SPLIT_CHOICES:
-            if split is None or split in splits:
-                self.split_combo.addItem(title, split)
-        self.split_combo.setCurrentIndex(max(0, self.split_combo.findData(wanted)))
-        self.split_combo.blockSignals(False)
+        self.split_combo.fill(splits, wanted)
         self._schedule_refresh()
 
     def _on_state_instance_selected(self, _key: str) -> None:
