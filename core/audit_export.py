@@ -299,7 +299,8 @@ def items_csv(report: AuditReport) -> str:
                      "final_label", "how", "adjudicator", "reason"])
     for row in report.items:
         item, final, adjudication = row.item, row.final, row.adjudication
-        cells = [item.position + 1, item.instance_id, item.language, item.repo, item.edge_class, item.caller, item.callee]
+        cells = [item.position + 1, item.instance_id, item.language, item.repo, item.edge_class, item.caller,
+                 item.callee]
         for annotator in report.annotators:
             verdict = row.verdicts.get(annotator)
             cells += [verdict.label if verdict else "", verdict.note if verdict else ""]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Sequence
 
-from core.audits import Adjudication, AnnotatorAnswer, Audit, AuditItem, EdgeRef, check_person_name
+from core.audits import BASELINE_AUDIT, Adjudication, AnnotatorAnswer, Audit, AuditItem, EdgeRef, check_person_name
 from core.errors import AuditError
 from core.verdicts import CLEARED, Verdict, now_iso, now_precise
 from core.workspace import Workspace
@@ -73,6 +73,16 @@ class AuditStore:
             "where audit = ? order by 1", [name, name])]
         return tuple(dict.fromkeys([*audit.annotators, *given]))
 
+    def progress(self, name: str) -> dict[str, int]:
+        """annotator -> items they have done: edges with a current verdict, or questions answered."""
+        audit = self.get(name)
+        if audit.kind == BASELINE_AUDIT:
+            return {annotator: len(self.answers(name, annotator)) for annotator in self.annotators(name)}
+        done = dict.fromkeys(self.annotators(name), 0)
+        for annotator, _ref in self.current_verdicts(name):
+            done[annotator] += 1
+        return done
+
     # -- verdicts ---------------------------------------------------------------------------------
     def give_verdict(self, audit: str, ref: EdgeRef, annotator: str, label: str, note: str = "") -> Verdict:
         """Record an annotator's verdict (or a changed note) on one edge; committed at once."""
@@ -83,7 +93,8 @@ class AuditStore:
 
     def undo(self, audit: str, annotator: str) -> Verdict | None:
         """Take back the annotator's newest verdict (by time, so merged rows fall in place) not yet undone: the
-        edge returns to the label (and note) it had before, or to no verdict. Returns the restored state, None when there is nothing to undo."""
+        edge returns to the label (and note) it had before, or to no verdict. Returns the restored state, None
+        when there is nothing to undo."""
         undone = {r[0] for r in self.db.execute(
             "select undoes from verdicts where audit = ? and auditor = ? and action = 'undo'", [audit, annotator])}
         rows = self.db.query("select * from verdicts where audit = ? and auditor = ? and action = 'verdict' "

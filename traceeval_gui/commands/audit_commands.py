@@ -281,14 +281,8 @@ def describe(audit: Audit) -> str:
 
 
 def _progress_line(store: AuditStore, audit: Audit) -> str:
-    judged: dict[str, int] = {}
-    if audit.kind == BASELINE_AUDIT:
-        for annotator in store.annotators(audit.name):
-            judged[annotator] = len(store.answers(audit.name, annotator))
-    else:
-        for (annotator, _), _verdict in store.current_verdicts(audit.name).items():
-            judged[annotator] = judged.get(annotator, 0) + 1
-    return ", ".join(f"{who} {n}/{audit.size}" for who, n in sorted(judged.items())) or "not started"
+    done = store.progress(audit.name)
+    return ", ".join(f"{who} {n}/{audit.size}" for who, n in sorted(done.items()) if n) or "not started"
 
 
 def _own_labels(store: AuditStore, audit: Audit, annotator: str) -> dict[int, str]:

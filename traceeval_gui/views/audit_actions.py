@@ -34,16 +34,6 @@ ANNOTATOR_SETTING, AUDIT_SETTING = "audit/annotator", "audit/last"
 NO_AUDITS = "No audits in this workspace yet: Audit ▸ New Audit (Ctrl+Shift+N) starts one"
 
 
-def audit_progress(store: AuditStore, audit: Audit) -> dict[str, int]:
-    """annotator -> items they have judged (edges with a verdict, or questions answered)."""
-    if audit.kind == BASELINE_AUDIT:
-        return {name: len(store.answers(audit.name, name)) for name in store.annotators(audit.name)}
-    done = {name: 0 for name in store.annotators(audit.name)}
-    for annotator, _ref in store.current_verdicts(audit.name):
-        done[annotator] = done.get(annotator, 0) + 1
-    return done
-
-
 def audit_title(audit: Audit, progress: dict[str, int]) -> str:
     unit = "questions" if audit.kind == BASELINE_AUDIT else "edges"
     kind = "baseline" if audit.kind == BASELINE_AUDIT else audit.population
@@ -62,7 +52,7 @@ class AuditChooserDialog(QDialog):
         self.audit_name, self.annotator = "", ""
         self.setWindowTitle("Continue audit" if ask_annotator else "Audit results")
         self.setMinimumWidth(520)
-        self._progress = {audit.name: audit_progress(store, audit) for audit in self.audits}
+        self._progress = {audit.name: store.progress(audit.name) for audit in self.audits}
         self.audit_combo = QComboBox()
         for audit in self.audits:
             self.audit_combo.addItem(audit_title(audit, self._progress[audit.name]), audit.name)
