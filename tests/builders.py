@@ -111,3 +111,17 @@ def released_dataset(root: Path, programs: dict[str, list[str]], splits: dict[st
                           for pid in langs.get(language, [])}
             (folder / f"{language}_repo_assignment.json").write_text(json.dumps(assignment))
     return root
+
+
+def newer_workspace(path: Path) -> Path:
+    """A workspace file that claims a schema step this version does not know (made by a newer release)."""
+    from sqlite_utils import Database
+
+    from core.workspace import Workspace
+
+    Workspace(path).close()
+    db = Database(path)
+    db["_sqlite_migrations"].insert({"migration_set": "traceeval-workspace", "name": "m999_future",
+                                     "applied_at": "2030-01-01"})
+    db.close()
+    return path

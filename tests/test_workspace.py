@@ -10,7 +10,7 @@ from core.errors import WorkspaceError
 from core.indexing import open_dataset, refresh_index
 from core.workspace import Workspace
 from core.workspace_schema import MIGRATIONS, latest_version
-from tests.builders import PY_GRAPH, PY_MAIN, released_dataset, write_program
+from tests.builders import PY_GRAPH, PY_MAIN, newer_workspace, released_dataset, write_program
 
 
 def test_new_workspace_is_wal_and_at_the_latest_schema(tmp_path):
@@ -32,12 +32,7 @@ def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):
 
 
 def test_a_newer_or_foreign_database_is_refused(tmp_path):
-    newer = tmp_path / "newer.sqlite"
-    Workspace(newer).close()
-    db = Database(newer)
-    db["_sqlite_migrations"].insert({"migration_set": "traceeval-workspace", "name": "m999_future",
-                                     "applied_at": "2030-01-01"})
-    db.close()
+    newer = newer_workspace(tmp_path / "newer.sqlite")
     with pytest.raises(WorkspaceError, match="made by a newer TraceEval Studio"):
         Workspace(newer)
     foreign = tmp_path / "foreign.sqlite"

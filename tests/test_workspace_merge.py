@@ -18,6 +18,7 @@ from core.workspace import Workspace
 from core.workspace_merge import merge_workspace
 from core.workspace_schema import MIGRATIONS
 from resources import DEMO_DATASET
+from tests.builders import newer_workspace
 
 AUDIT = "spot"
 OPTIONS = {"size": 20, "seed": 7}
@@ -316,12 +317,7 @@ def test_files_that_cannot_be_merged_are_refused_in_one_line(a, tmp_path):
         merge_workspace(a, junk)
     with pytest.raises(WorkspaceError, match="open workspace itself"):
         merge_workspace(a, a.path)
-    newer = tmp_path / "newer.sqlite"
-    Workspace(newer).close()
-    db = Database(newer)
-    db["_sqlite_migrations"].insert({"migration_set": "traceeval-workspace", "name": "m999_future",
-                                     "applied_at": "2030-01-01"})
-    db.close()
+    newer = newer_workspace(tmp_path / "newer.sqlite")
     with pytest.raises(WorkspaceError, match=r"newer.sqlite: made by a newer TraceEval Studio") as error:
         merge_workspace(a, newer)
     assert "traceeval-merge-" not in str(error.value) and "\n" not in str(error.value)
