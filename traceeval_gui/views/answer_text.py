@@ -205,7 +205,7 @@ class AnswerTextView(QPlainTextEdit):
         tints = {line.line: WARNING_TINT for line in self.lines if is_warning(line)}
         if self.focused_line is not None:
             tints[self.focused_line] = FOCUS_TINT
-        self.setExtraSelections(line_tints(self.document(), tints))
+        self.setExtraSelections(line_tints(self.document(), tints, wrapped=True))
         self.gutter.update()
         self.key_column.update()
 

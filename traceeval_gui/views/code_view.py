@@ -16,10 +16,12 @@ LINE_NUMBER = QColor("#9aa0a6")
 LINE_NUMBER_STRONG = QColor("#202124")  # the focused or marked lines
 
 
-def line_tints(document: QTextDocument, tints: Mapping[int, QColor],
-               first_line: int = 1) -> list[QTextEdit.ExtraSelection]:
-    """Extra selections tinting whole lines (numbered from `first_line`) across the view's width; the whole
-    block is selected, so a wrapped line is tinted on every row. Lines outside the document are skipped."""
+def line_tints(document: QTextDocument, tints: Mapping[int, QColor], first_line: int = 1,
+               wrapped: bool = False) -> list[QTextEdit.ExtraSelection]:
+    """Extra selections tinting whole lines (numbered from `first_line`) across the view's width; lines
+    outside the document are skipped. `wrapped`: select each whole block, so a wrapped line is tinted on
+    every row (without wrapping a bare cursor is enough, and a selection would paint over the text's own
+    tints)."""
     selections = []
     for line, colour in sorted(tints.items()):
         block = document.findBlockByNumber(line - first_line)
@@ -29,7 +31,8 @@ def line_tints(document: QTextDocument, tints: Mapping[int, QColor],
         selection.format.setBackground(colour)
         selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         cursor = QTextCursor(block)
-        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        if wrapped:
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
         selection.cursor = cursor
         selections.append(selection)
     return selections
