@@ -5,9 +5,9 @@ paper's parser and stores it in the workspace as soon as it arrives, with a `mod
 row and its cached scores. It runs on the calling thread, which owns the workspace; inside,
 asyncio keeps `concurrency` requests in flight.
 
-Retries are our own (the client's are off) so every wait can be cancelled: 429 (honouring
-Retry-After), 5xx, timeouts, connection errors and answers that are not chat-completion JSON
-are retried with exponential backoff and jitter; a 400 fails that program only; 401/403/404
+Requests and their retries are `core.chat`'s (429 honouring Retry-After, 5xx, timeouts,
+connection errors and answers that are not chat-completion JSON are retried with exponential
+backoff and jitter, each wait cancellable); a 400 fails that program only; 401/403/404
 stop the run, as does a streak of programs failing for transport reasons (the circuit
 breaker). Nothing finished is ever lost: a rerun with the same stored name skips what is
 answered. Failed programs are not stored as predictions, so a rerun retries them.
@@ -15,10 +15,7 @@ answered. Failed programs are not stored as predictions, so a rerun retries them
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import json
 import logging
-import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,8 +25,9 @@ import openai
 
 from core.answer_cache import AnswerCache, CachedAnswer, cache_key
 from core.answers import parse_answer
+from core.chat import BACKOFF_BASE_S, ChatAnswer, ChatFailure, ChatRequester, clip
 from core.endpoints import RunSettings
-from core.errors import EndpointError, TraceEvalError
+from core.errors import TraceEvalError
 from core.metrics import count_edges
 from core.model import Instance, Prediction
 from core.normalise import MODES, normalise_edges
@@ -41,13 +39,8 @@ from core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-BACKOFF_BASE_S = 0.5  # first retry waits 0.25-0.5 s, then doubling...
-BACKOFF_CAP_S = 30.0  # ...up to this
-RETRY_AFTER_CAP_S = 60.0  # the longest Retry-After honoured
 POLL_S = 0.05  # how often the cancel event is looked at
-RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 CUT_OFF_PROBLEM = "answer cut off at max_tokens (finish_reason=length)"
-NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 
 Progress = Callable[[int, int, str], None]
 
@@ -119,32 +112,6 @@ def run_model(ws: Workspace, settings: RunSettings, keys: Sequence[str], *, api_
 
 
 @dataclass
-class _Answer:
-    """One successful HTTP answer (fresh or from the cache)."""
-
-    content: str | None
-    finish_reason: str | None
-    tokens_in: int | None
-    tokens_out: int | None
-    latency_s: float | None
-    attempts: int = 0
-
-
-class _Failure(Exception):
-    """A request that will not succeed. kind: "instance" (this program only), "rejected" (a 4xx
-    for this program; the same one for a streak of programs stops the run), "transport" (retries
-    used up: counts towards the circuit breaker) or "fatal" (stop the run)."""
-
-    def __init__(self, kind: str, message: str, attempts: int):
-        super().__init__(message)
-        self.kind, self.message, self.attempts = kind, message, attempts
-
-
-class _Malformed(Exception):
-    """A 200 answer that is not a chat completion."""
-
-
-@dataclass
 class _Totals:
     answered: int = 0
     cached: int = 0
@@ -160,7 +127,7 @@ class _ModelRun:
         self.cache = cache if cache is not None and cache.available else None
         self.progress, self.cancel, self.on_outcome = progress, cancel, on_outcome
         self.backoff_base_s = backoff_base_s
-        self._api_key = api_key
+        self.requester = ChatRequester(settings, api_key, backoff_base_s)
         self.name = settings.stored_name
         self.totals = _Totals()
         self.pending: list[RequestOutcome] = []  # arrived, not yet stored
@@ -269,11 +236,7 @@ class _ModelRun:
     async def _drive(self, todo: list[str]) -> None:
         self._arrived = asyncio.Event()
         keys = iter(todo)
-        try:
-            client = openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY,
-                                        max_retries=0, timeout=self.settings.timeout_s)
-        except openai.OpenAIError as error:
-            raise EndpointError(self._one_line(f"{self.settings.base_url}: cannot use the endpoint: {error}")) from None
+        client = self.requester.open_client()
         workers = [asyncio.create_task(self._worker(client, keys))
                    for _ in range(min(self.settings.concurrency, len(todo)))]
         try:
@@ -347,18 +310,18 @@ class _ModelRun:
             hit = self.cache.get(identity)
             if hit is not None:
                 log.debug("%s: answer from the cache", key)
-                answer = _Answer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s)
+                answer = ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s)
                 return self._answered(instance, prompt, answer, "cached"), None
         try:
-            answer = await self._request(client, prompt)
-        except _Failure as failure:
+            answer = await self.requester.request(client, prompt.messages, key)
+        except ChatFailure as failure:
             return _failed(key, self._one_line(failure.message), failure.attempts), failure.kind
         if self.cache is not None:
             self.cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in,
                                                   answer.tokens_out, answer.latency_s, now_iso()))
         return self._answered(instance, prompt, answer, "answered"), None
 
-    def _answered(self, instance: Instance, prompt: Prompt, answer: _Answer, status: str) -> RequestOutcome:
+    def _answered(self, instance: Instance, prompt: Prompt, answer: ChatAnswer, status: str) -> RequestOutcome:
         parsed = parse_answer(answer.content, prompt.keys)
         problems = parsed.problems + ((CUT_OFF_PROBLEM,) if answer.finish_reason == "length" else ())
         cost = self.prices.cost(self.settings.model, answer.tokens_in, answer.tokens_out) if self.prices else None
@@ -370,63 +333,8 @@ class _ModelRun:
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
                               tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost)
 
-    async def _request(self, client: openai.AsyncOpenAI, prompt: Prompt) -> _Answer:
-        """The HTTP request with our retries; raises _Failure when it will not succeed."""
-        settings, key = self.settings, prompt.instance_key
-        attempt = 0
-        while True:
-            attempt += 1
-            log.debug("%s: request %d to %s (model %s)", key, attempt, settings.base_url, settings.model)
-            started = time.perf_counter()
-            wait = None
-            try:
-                async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
-                    response = await client.chat.completions.with_raw_response.create(
-                        model=settings.model, messages=prompt.messages, temperature=settings.temperature,
-                        max_tokens=settings.max_tokens)
-                answer = _read_completion(response.http_response.content)
-                answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
-                log.debug("%s: answered in %.2f s (finish_reason=%s)", key, answer.latency_s, answer.finish_reason)
-                return answer
-            except openai.APIStatusError as error:
-                code = error.status_code
-                if code in (401, 403):
-                    raise _Failure("fatal", f"{settings.base_url}: the endpoint refused the API key ({code})",
-                                   attempt) from None
-                if code == 404:
-                    raise _Failure("fatal", self._not_found(error), attempt) from None
-                if code < 500 and code not in RETRIED_STATUS:
-                    raise _Failure("rejected", f"the endpoint rejected the request ({code}): "
-                                               f"{_server_message(error)}", attempt) from None
-                problem, wait = f"HTTP {code}: {_server_message(error)}", _retry_after(error.response.headers)
-            except (openai.APITimeoutError, TimeoutError):
-                problem = f"no answer within {settings.timeout_s:g} s"
-            except openai.APIConnectionError as error:
-                cause = error.__cause__ or error
-                problem = f"cannot reach {settings.base_url} ({type(cause).__name__}: {cause})"
-            except _Malformed as error:
-                problem = str(error)
-            except openai.OpenAIError as error:  # anything else the client raises: this program only
-                raise _Failure("instance", f"the client failed: {type(error).__name__}: {error}", attempt) from None
-            problem = self._one_line(problem)
-            if attempt > settings.retries:
-                raise _Failure("transport", f"{problem} (gave up after {attempt} attempts)", attempt)
-            delay = wait if wait is not None else _backoff(attempt, self.backoff_base_s)
-            log.warning("%s: %s; retry %d of %d in %.2f s", key, problem, attempt, settings.retries, delay)
-            await asyncio.sleep(delay)
-
-    def _not_found(self, error: openai.APIStatusError) -> str:
-        message = _server_message(error)
-        if error.code == "model_not_found" or "model" in message.lower():
-            return f"model '{self.settings.model}' not found at {self.settings.base_url} (404: {message})"
-        return (f"{self.settings.base_url}/chat/completions: not found (404); check the endpoint URL "
-                "(it usually ends in /v1)")
-
     def _one_line(self, text: str) -> str:
-        """One line, not too long, and never the API key (a server may echo it)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return _clip(" ".join(text.split()), 300)
+        return self.requester.one_line(text)
 
 
 def _crashed(workers: list[asyncio.Task]) -> bool:
@@ -438,78 +346,9 @@ def _failed(key: str, error: str, attempts: int = 0) -> RequestOutcome:
     return RequestOutcome(key, "failed", None, error=error, attempts=attempts)
 
 
-def _read_completion(body: bytes) -> _Answer:
-    """content, finish_reason and usage of choices[0]; _Malformed when it is not a chat completion."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise _Malformed(f"the answer is not JSON ({_clip(body.decode('utf-8', 'replace'), 80)!r})") from None
-    if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
-        error = data["error"]
-        detail = error.get("message") if isinstance(error, dict) else error
-        raise _Malformed(f"the endpoint answered with an error: {detail}")
-    choices = data.get("choices") if isinstance(data, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise _Malformed("the answer is not a chat completion (no choices[0].message)")
-    content = message.get("content")
-    if content is not None and not isinstance(content, str):
-        raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
-    finish_reason = choice.get("finish_reason")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return _Answer(content, finish_reason if isinstance(finish_reason, str) else None,
-                   _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None)
-
-
-def _count_or_none(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _server_message(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error")
-        message = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
-        if message:
-            return str(message)
-    text = error.response.text if error.response is not None else ""
-    return _clip(" ".join(text.split()), 120) or error.response.reason_phrase or "no details"
-
-
-def _retry_after(headers) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date), capped."""
-    seconds = None
-    if headers.get("retry-after-ms"):
-        try:
-            seconds = float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if seconds is None and value:
-        try:
-            seconds = float(value)
-        except ValueError:
-            try:
-                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-            except (TypeError, ValueError, IndexError):
-                return None
-    return None if seconds is None else min(max(seconds, 0.0), RETRY_AFTER_CAP_S)
-
-
-def _backoff(attempt: int, base_s: float) -> float:
-    """Exponential backoff with jitter: half to all of base * 2^(attempt-1), capped."""
-    return min(BACKOFF_CAP_S, base_s * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
-
-
 def _progress_message(outcome: RequestOutcome) -> str:
     if outcome.status == "failed":
-        return f"{outcome.instance_key} failed: {_clip(outcome.error, 80)}"
+        return f"{outcome.instance_key} failed: {clip(outcome.error, 80)}"
     if outcome.status == "cached":
         return f"{outcome.instance_key} cached"
     return f"{outcome.instance_key} answered ({outcome.latency_s or 0:.1f} s)"
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
