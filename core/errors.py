@@ -31,3 +31,7 @@ class EndpointError(TraceEvalError):
 
 class AuditError(TraceEvalError):
     """An audit that cannot be created, found, or merged as asked."""
+
+
+class BuildError(TraceEvalError):
+    """A repository, build option or build output folder that cannot be used to build instances."""

@@ -34,7 +34,8 @@ import openai  # noqa: E402
 
 from core.endpoints import RunSettings  # noqa: E402
 from core.indexing import open_dataset  # noqa: E402
-from core.llm_runner import NO_PLACEHOLDER_KEY, run_model  # noqa: E402
+from core.chat import NO_PLACEHOLDER_KEY  # noqa: E402
+from core.llm_runner import run_model  # noqa: E402
 from core.metrics import micro_scores, sum_counts  # noqa: E402
 from core.model import LANGUAGES  # noqa: E402
 from core.normalise import MODES  # noqa: E402
