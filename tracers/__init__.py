@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import traceback
 
 from core import traces
@@ -15,6 +16,7 @@ from core.errors import TracerError
 from core.model import LANGUAGES, Instance
 from core.traces import TraceRun, combine_runs
 from tracers.base import ToolchainStatus, TraceOptions, Tracer
+from tracers.sandbox import Limits
 from tracers.tracelog import now_iso, stopped_run
 
 log = logging.getLogger(__name__)
@@ -33,11 +35,23 @@ def tracer_for(language: str) -> Tracer:
 
 
 def trace_instance(instance: Instance, options: TraceOptions | None = None, runs: int = 1) -> TraceRun:
+    return combine_runs(trace_runs(instance, options, runs))
+
+
+def trace_runs(instance: Instance, options: TraceOptions | None = None, runs: int = 1) -> list[TraceRun]:
+    """`runs` separate runs of the program, each a TraceRun of its own (never raises for the program)."""
     if runs < 1:
         raise TracerError(f"--runs must be at least 1, got {runs}")
     tracer = tracer_for(instance.language)
     options = options or TraceOptions()
-    return combine_runs([_trace_once(tracer, instance, options) for _ in range(runs)])
+    return [_trace_once(tracer, instance, options) for _ in range(runs)]
+
+
+def trace_for_build(instance: Instance, runs: int, wall_s: float) -> list[TraceRun]:
+    """What the instance builder injects into `core.build` (which cannot import tracers): `runs`
+    separate runs under the default limits with a wall-clock limit of `wall_s` seconds each."""
+    limits = Limits(wall_s=wall_s, cpu_s=max(10, math.ceil(wall_s * 4)))
+    return trace_runs(instance, TraceOptions(limits=limits), runs)
 
 
 def _trace_once(tracer: Tracer, instance: Instance, options: TraceOptions) -> TraceRun:
@@ -55,4 +69,5 @@ def check_toolchains() -> list[ToolchainStatus]:
     return [tracer_for(language).check() for language in LANGUAGES]
 
 
-__all__ = ["ToolchainStatus", "TraceOptions", "Tracer", "check_toolchains", "trace_instance", "tracer_for"]
+__all__ = ["ToolchainStatus", "TraceOptions", "Tracer", "check_toolchains", "trace_for_build", "trace_instance",
+           "trace_runs", "tracer_for"]

@@ -1,7 +1,10 @@
-"""What every command needs: the dataset and workspace from the options, progress on stderr."""
+"""What every command needs: the dataset and workspace from the options, progress on stderr, Ctrl-C."""
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import UsageError
@@ -88,3 +91,24 @@ def instance_key_of(ws, given: str) -> str:
     if len(keys) > 1:
         raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
     return keys[0]
+
+
+@contextmanager
+def sigint_sets(event: threading.Event, message: str = "stopping: finished answers are kept; run the same command "
+                                                        "again to resume (Ctrl-C again to quit at once)"):
+    """The first Ctrl-C sets `event` (the work stops cleanly), a second one raises KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        print(f"\n{message}", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

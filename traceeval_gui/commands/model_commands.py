@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import signal
 import sys
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 from core.answer_cache import AnswerCache
@@ -21,7 +19,7 @@ from core.results_writer import write_released_results
 from core.scoring import score_table
 from core.tables import render_table
 from traceeval_gui.commands.common import ProgressLine, instance_key_of, model_names, open_workspace, \
-    selection_from
+    selection_from, sigint_sets
 
 
 
@@ -171,30 +169,10 @@ def _run_with_interrupt(ws, settings, keys, prices, redo) -> RunReport:
     """Ctrl-C asks the runner to stop (answers already stored stay); a second Ctrl-C exits at once."""
     cancel = threading.Event()
     progress = ProgressLine(settings.stored_name, minimum_total=1)
-    with _sigint_sets(cancel):
+    with sigint_sets(cancel):
         return run_model(ws, settings, keys, api_key=resolve_api_key(settings), prices=prices,
                          cache=AnswerCache(), redo=redo,
                          progress=progress, cancel=cancel)
-
-
-@contextmanager
-def _sigint_sets(event: threading.Event):
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-        print("\nstopping: finished answers are kept; run the same command again to resume "
-              "(Ctrl-C again to quit at once)", file=sys.stderr)
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _print_report(report: RunReport) -> None:
