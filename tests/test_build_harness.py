@@ -55,6 +55,7 @@ def test_a_broken_template_is_one_line_naming_the_file(tmp_path, text, problem):
     ("```text\nnotes\n```\n```py\nprint(2)\n```", "print(2)\n"),
     ("```\nprint(3)\n```", "print(3)\n"),
     ("print(4)", "print(4)\n"),
+    ("Sorry, I would rather not.", None),
     ("", None),
     ("```python\n\n```", None),
     ("``` unterminated", None),

@@ -91,6 +91,7 @@ def test_a_subfolder_of_a_checkout_has_the_checkouts_origin_and_its_own_path(tmp
     assert info.name == "monorepo"
     assert info.path == str((folder / "packages" / "parser").resolve())
     assert info.commit == git(folder, "rev-parse", "HEAD")
+    assert info.subdir == "packages/parser" and info.original_path("index.js") == "packages/parser/index.js"
     assert info.licence_file == ""  # only the top of the folder given is searched
 
 
@@ -101,9 +102,10 @@ def test_a_checkout_without_a_remote_is_described_by_its_top_level_folder(tmp_pa
     assert info.url == folder.resolve().as_uri()
     assert info.name == "local-tool"
     assert len(info.commit) == 40
+    assert info.subdir == "" and info.original_path("a.py") == "a.py"
     sub = describe_repository(folder / "src")
     assert sub.url == folder.resolve().as_uri()  # the checkout, not the subfolder
-    assert sub.name == "src"
+    assert sub.name == "src" and sub.subdir == "src"
 
 
 @needs_git

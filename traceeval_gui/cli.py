@@ -13,8 +13,8 @@ from core.errors import TraceEvalError
 from core.model import LANGUAGES
 from core.normalise import MODES
 from core.tables import FORMATS
-from traceeval_gui.commands import audit_commands, dataset_commands, model_commands, results_commands, \
-    trace_commands, view_commands
+from traceeval_gui.commands import audit_commands, build_commands, dataset_commands, model_commands, \
+    results_commands, trace_commands, view_commands
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -148,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     view_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args, _modes_args)
     model_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args)
     audit_commands.register(commands, DATASET_HELP, _workspace_args, _modes_args)
+    build_commands.register(commands)
     return parser
 
 

@@ -18,6 +18,7 @@ from core.endpoints import RunSettings
 from core.errors import BuildError
 from core.model import LANGUAGE_TITLES
 from core.prompts import fenced_file
+from core.symbols.parsing import parser
 from resources import HARNESS_PROMPT
 
 PLACEHOLDERS = ("language", "language_title", "target", "target_kind", "target_file", "entry_file", "entry_rules",
@@ -96,12 +97,15 @@ def entry_rules(language: str, entry_file: str, es_module: bool = False) -> str:
 
 def code_from_answer(text: str | None, language: str) -> str | None:
     """The harness in a model's answer: the first fenced block labelled with the language, else the
-    first fenced block, else the whole answer when it has no fence; None when there is no code."""
+    first fenced block, else the whole answer when it has no fence and parses as the language
+    (so prose is never run); None when there is no code."""
     if not text or not text.strip():
         return None
     blocks = [(match.group(2).lower(), match.group(3)) for match in _FENCE.finditer(text)]
     if not blocks:
-        return None if "```" in text else text.strip() + "\n"
+        whole = text.strip() + "\n"
+        parsed = parser(language).parse(whole.encode("utf-8"))
+        return None if "```" in text or parsed.root_node.has_error else whole
     labelled = [code for label, code in blocks if label in _FENCE_NAMES[language]]
     code = (labelled or [code for _, code in blocks])[0]
     return code if code.strip() else None

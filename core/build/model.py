@@ -34,6 +34,11 @@ class RepoInfo:
     dirty: bool = False  # the checkout had uncommitted changes
     licence: str = ""  # SPDX id when recognised, else "" (see `licence_file`)
     licence_file: str = ""  # repository-relative path of its licence file, "" when none
+    subdir: str = ""  # where the folder is inside the checkout `url` names ("" at its top)
+
+    def original_path(self, relative: str) -> str:
+        """A file of the folder as a path in the checkout (what README provenance names)."""
+        return f"{self.subdir}/{relative}" if self.subdir else relative
 
 
 @dataclass(frozen=True)

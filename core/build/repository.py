@@ -90,6 +90,7 @@ class _Origin:
     commit: str = ""
     dirty: bool = False
     remote: bool = False  # `url` is a git remote's (so it names the repository)
+    subdir: str = ""  # the folder's path inside the checkout
 
 
 def describe_repository(path: Path, name: str | None = None) -> RepoInfo:
@@ -102,7 +103,7 @@ def describe_repository(path: Path, name: str | None = None) -> RepoInfo:
     licence, licence_file = detect_licence(folder)
     chosen = name or (_name_from_url(origin.url) if origin.remote else folder.name)
     return RepoInfo(name=sanitise_repo_name(chosen), path=str(folder), url=origin.url, commit=origin.commit,
-                    dirty=origin.dirty, licence=licence, licence_file=licence_file)
+                    dirty=origin.dirty, licence=licence, licence_file=licence_file, subdir=origin.subdir)
 
 
 def _origin(folder: Path) -> _Origin:
@@ -111,8 +112,9 @@ def _origin(folder: Path) -> _Origin:
     if top is None:
         return _Origin(folder.as_uri())
     remote = strip_credentials(_remote_url(folder))
+    subdir = folder.relative_to(Path(top).resolve()).as_posix()
     return _Origin(url=remote or Path(top).resolve().as_uri(), commit=_git(folder, "rev-parse", "HEAD") or "",
-                   dirty=_is_dirty(folder), remote=bool(remote))
+                   dirty=_is_dirty(folder), remote=bool(remote), subdir="" if subdir == "." else subdir)
 
 
 def _existing_folder(path: Path) -> Path:
