@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self._restore_selection = False
         self._after_open_message = ""  # replaces "Opened …" once (e.g. what an import did)
         self._closing = False
+        self._build_wizard: QWidget | None = None
         self.setWindowTitle(APP_TITLE)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1400, 900)
@@ -175,6 +176,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
                                    "Import released results files or JSONL predictions into this workspace"))
         self.exports.add_to(file_menu.addMenu("&Export"))
+        file_menu.addSeparator()
+        file_menu.addAction(action(self, "&Build Instances from Repository…", self.open_build_wizard, "Ctrl+Shift+B",
+                                   "Turn a repository into new verified benchmark programs, one candidate at a time"))
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Quit", self.close, "Ctrl+Q"))  # the platform Quit key can be empty
 
@@ -425,6 +429,19 @@ class MainWindow(QMainWindow):
             self._on_panel_message(f"{path} exists: use Open Workspace to reuse it")
             return None
         return self.open_dataset(self.state.opened.root, path)
+
+    def open_build_wizard(self) -> QWidget:
+        """The build wizard (non-modal, one at a time: asking again brings it to the front)."""
+        from traceeval_gui.views.build_wizard import BuildWizard
+
+        if self._build_wizard is None:
+            self._build_wizard = BuildWizard(self.settings, jobs=self.state.jobs, workbench=self, parent=self)
+            self._build_wizard.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self._build_wizard.destroyed.connect(lambda _=None: setattr(self, "_build_wizard", None))
+        self._build_wizard.show()
+        self._build_wizard.raise_()
+        self._build_wizard.activateWindow()
+        return self._build_wizard
 
     def _on_import_action_triggered(self) -> None:
         if self.state.opened is None:
