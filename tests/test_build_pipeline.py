@@ -219,3 +219,17 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path, capsys):
     for options, expected in cases:
         code, _, stderr = run(capsys, "build", geomkit, "--language", "python", *options)
         assert code == 2 and expected in stderr and len(stderr.strip().splitlines()) == 1, stderr
+
+
+def test_a_repository_without_sources_of_the_language_is_reported_and_the_others_are_built(tmp_path, capsys):
+    empty = tmp_path / "repos" / "docs-only"
+    empty.mkdir(parents=True)
+    (empty / "README.md").write_text("# nothing to run\n")
+    textstats = copy_repo("python", "textstats", tmp_path)
+    out = tmp_path / "built"
+    with harness_server() as server:
+        code, stdout, stderr = build(capsys, server, "python", [empty, textstats, tmp_path / "missing"], out,
+                                     "--max-per-repo", "1")
+    assert code == 1
+    assert "repository docs-only could not be used" in stderr and "missing: not a folder" in stderr
+    assert [p.name for p in (out / "benchmark" / "python").iterdir()] == ["textstats_0001"]

@@ -29,7 +29,7 @@ def register(commands) -> None:
                     "programs are de-duplicated, split by repository and written to DATASET in the released "
                     "layout with README provenance; every rejection is logged with its reason (DATASET/build/). "
                     "Finished repositories are kept, so an interrupted build resumes. Exit status 1 when some "
-                    "repositories failed or the build stopped early, 130 when interrupted.")
+                    "repositories could not be used or the build stopped early, 130 when interrupted.")
     build.add_argument("repos", metavar="REPO_DIR", nargs="*", help="repository folders (git checkouts or not)")
     build.add_argument("--repos-from", metavar="FILE", help="a file with one repository folder per line (# comments)")
     build.add_argument("--language", required=True, choices=LANGUAGES)
@@ -121,7 +121,8 @@ def build_command(args) -> int:
     _print_report(report, args.out, args.format)
     if report.interrupted:
         return 130
-    return 1 if report.failed or report.stopped else 0
+    unreadable = report.summary.failed_repositories if report.summary else []
+    return 1 if report.failed or report.stopped or unreadable else 0
 
 
 def _count(n: int, noun: str) -> str:
@@ -173,6 +174,8 @@ def _print_report(report: BatchReport, out: str, output_format: str) -> None:
           f"{report.resumed} already built, {len(report.failed)} failed) in {report.seconds:.1f} s")
     if summary is None:
         return
+    for repo, error in summary.failed_repositories:
+        print(f"repository {repo} could not be used: {error}", file=sys.stderr)
     print(f"candidates {summary.candidates}, harnesses tried {summary.tried}, not tried {summary.untried}")
     print(f"accepted {summary.accepted}: test {summary.splits.get('test', 0)} "
           f"({_count(summary.split_repos.get('test', 0), 'repository')}), train {summary.splits.get('train', 0)} "
