@@ -331,7 +331,7 @@ class ComparePanel(QWidget):
             if missing:
                 self.edge_model.set_edges([])
                 self._set_chip_counts(None)
-                names = " and ".join(html.escape(name) for name in missing)
+                names = " and ".join(html.escape(name or "(no model chosen)") for name in missing)
                 self.instance_header.setText(
                     f"{title}<br><span style='color:#8a5a00'>⚠ {names} "
                     f"{'have' if len(missing) > 1 else 'has'} no result for this program: nothing to compare "
