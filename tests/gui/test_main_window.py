@@ -199,3 +199,15 @@ def test_the_keyboard_list_has_one_heading_per_menu_and_quit(window):
     groups = [group for group, _, _ in rows]
     assert groups == sorted(groups, key=groups.index)  # each menu's shortcuts together
     assert ("File", "Quit", "Ctrl+Q") in rows
+
+
+def test_opening_a_dataset_without_results_over_the_demo_raises_nothing(window, state, qtbot, tmp_path):
+    """The Compare tab held the demo's two models while the new dataset's first program was selected."""
+    from tests.builders import released_dataset
+
+    window.show_tab("compare")
+    plain = released_dataset(tmp_path / "plain", {"python": ["solo_0001"]})
+    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
+        window.open_dataset(plain, workspace=tmp_path / "plain.sqlite")
+    qtbot.waitUntil(lambda: state.opened.root == plain)
+    assert [m.name for m in state.workspace.models()] == []
