@@ -42,7 +42,7 @@ import tree_sitter as ts
 from core.build.model import EXTRACTION_FAILED, THIRD_PARTY
 from core.model import SOURCE_SUFFIXES
 from core.symbols import extract_symbols
-from core.symbols.java import TYPE_DECLARATIONS, package_of
+from core.symbols.java import TYPE_DECLARATIONS, erase_generics, package_of
 from core.symbols.parsing import Source, TsNode, language
 
 DEFAULT_MAX_FILES = 20
@@ -689,7 +689,7 @@ class _JavaImports(_Imports):
         for node in captures("java", JAVA_REFERENCES, source.tree.root_node):
             if node.start_byte < body_start:
                 continue
-            text = "".join(_erase_generics(source.text(node)).split())
+            text = erase_generics(source.text(node))
             if node.type in ("type_identifier", "identifier"):
                 simple.setdefault(text, None)
             elif text[:1].islower():
@@ -743,18 +743,6 @@ def _java_body_start(source: Source) -> int:
 
 def _captured_texts(source: Source, pattern: str) -> list[str]:
     return [source.text(node) for node in captures("java", pattern, source.tree.root_node)]
-
-
-def _erase_generics(text: str) -> str:
-    out, depth = [], 0
-    for char in text:
-        if char == "<":
-            depth += 1
-        elif char == ">":
-            depth -= 1
-        elif depth == 0:
-            out.append(char)
-    return "".join(out)
 
 
 def _nearest(path: str, files: list[str]) -> str:

@@ -196,7 +196,7 @@ class _Extractor:
         if kind == "type_identifier":
             return self._resolve(self.source.text(node), type_vars)
         # scoped_type_identifier and anything newer: as written, generics erased
-        written = _erase(self.source.text(node))
+        written = erase_generics(self.source.text(node))
         parts = written.split(".")
         if len(parts) > 1 and parts[0] in self.program.packages:  # Outer.Inner: own nested type
             return self._resolve(parts[-1], type_vars)
@@ -243,7 +243,7 @@ class _Extractor:
                 parts = [self.source.text(c) if c.type != "asterisk" else "*"
                          for c in child.named_children
                          if c.type in ("scoped_identifier", "identifier", "asterisk")]
-                imports.append(_erase(".".join(parts)))
+                imports.append(erase_generics(".".join(parts)))
         return imports
 
     # -- calls --------------------------------------------------------------------------
@@ -270,10 +270,10 @@ class _Extractor:
 
     def _simple_type(self, node: TsNode | None) -> str:
         """`a.b.Foo<T>` -> `Foo`: what a call site names a class by."""
-        return _erase(self.source.text(node)).rsplit(".", 1)[-1]
+        return erase_generics(self.source.text(node)).rsplit(".", 1)[-1]
 
 
-def _erase(text: str) -> str:
+def erase_generics(text: str) -> str:
     """Drop generic arguments and whitespace: `Map.Entry<K, List<V>>` -> `Map.Entry`."""
     out, depth = [], 0
     for char in text:

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QSpinBox,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -50,6 +49,7 @@ from traceeval_gui.views.build_parts import (
     reason_words,
 )
 from traceeval_gui.views.elided_label import ElidedLabel
+from traceeval_gui.views.form_parts import layout_widget, spin_box
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 from traceeval_gui.views.trace_text import STATUS_COLOURS, status_title
 
@@ -135,7 +135,7 @@ class RepositoryPage(QWidget):
         language_row.addWidget(self.language_combo)
         language_row.addWidget(self.language_hint, 1)
         for text, row, field in (("&Folder:", path_row(self.folder_edit, self.folder_button), self.folder_edit),
-                                 ("&Language:", _wrap(language_row), self.language_combo),
+                                 ("&Language:", layout_widget(language_row), self.language_combo),
                                  ("&Output dataset:", path_row(self.out_edit, self.out_button), self.out_edit)):
             form.addRow(text, row)
             form.labelForField(row).setBuddy(field)  # the mnemonic goes to the field, not its row
@@ -162,11 +162,11 @@ class RepositoryPage(QWidget):
 
         limits = QGroupBox("Acceptance")
         grid = QHBoxLayout(limits)
-        self.min_callees_spin = _spin(1, 100, DEFAULTS.min_callees,
+        self.min_callees_spin = spin_box(1, 100, DEFAULTS.min_callees,
                                       "a target calls at least this many of the repository's functions (statically)")
-        self.min_edges_spin = _spin(1, 1000, DEFAULTS.min_edges,
+        self.min_edges_spin = spin_box(1, 1000, DEFAULTS.min_edges,
                                     "the traced runs must show at least this many internal edges")
-        self.runs_spin = _spin(2, 20, DEFAULTS.runs, "runs per harness; all must see the same edges")
+        self.runs_spin = spin_box(2, 20, DEFAULTS.runs, "runs per harness; all must see the same edges")
         self.timeout_spin = QDoubleSpinBox()
         self.timeout_spin.setRange(0.5, 600.0)
         self.timeout_spin.setDecimals(1)
@@ -638,21 +638,6 @@ def _output_view() -> QPlainTextEdit:
     view.setFont(monospace_font())
     view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
     return view
-
-
-def _spin(low: int, high: int, value: int, tip: str) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(low, high)
-    spin.setValue(value)
-    spin.setToolTip(tip)
-    return spin
-
-
-def _wrap(layout) -> QWidget:
-    widget = QWidget()
-    layout.setContentsMargins(0, 0, 0, 0)
-    widget.setLayout(layout)
-    return widget
 
 
 def _first_line(text: str) -> str:

@@ -20,6 +20,7 @@ from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.prompts import approximate_tokens, build_prompt
 from traceeval_gui.app_state import AppState
+from traceeval_gui.views.form_parts import layout_widget, spin_box
 from traceeval_gui.views.style import MUTED_TEXT
 
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
@@ -125,7 +126,7 @@ class RunModelDialog(QDialog):
             box.setChecked(True)
             row.addWidget(box)
         row.addStretch(1)
-        form.addRow("   ", _wrap(row))
+        form.addRow("   ", layout_widget(row))
         self.limit_spin = QSpinBox()
         self.limit_spin.setRange(0, 1_000_000)
         self.limit_spin.setSpecialValueText("no limit")
@@ -135,20 +136,20 @@ class RunModelDialog(QDialog):
         limit_row.addWidget(self.limit_spin)
         limit_row.addWidget(QLabel("programs (0 = no limit)"))
         limit_row.addStretch(1)
-        form.addRow("First:", _wrap(limit_row))
+        form.addRow("First:", layout_widget(limit_row))
         return group
 
     def _parameters_group(self) -> QGroupBox:
         group = QGroupBox("Requests")
         form = QFormLayout(group)
-        self.concurrency_spin = _spin(1, 64, 4, "requests in flight at once")
+        self.concurrency_spin = spin_box(1, 64, 4, "requests in flight at once")
         self.temperature_spin = QDoubleSpinBox()
         self.temperature_spin.setRange(0.0, 2.0)
         self.temperature_spin.setSingleStep(0.1)
         self.temperature_spin.setToolTip("The paper decodes at temperature 0")
-        self.max_tokens_spin = _spin(1, 262_144, 4096, "output token limit (the paper's is 4,096)")
-        self.timeout_spin = _spin(1, 3600, 300, "seconds per request")
-        self.retries_spin = _spin(0, 20, 5, "retries on 429, 5xx and timeouts, with backoff")
+        self.max_tokens_spin = spin_box(1, 262_144, 4096, "output token limit (the paper's is 4,096)")
+        self.timeout_spin = spin_box(1, 3600, 300, "seconds per request")
+        self.retries_spin = spin_box(0, 20, 5, "retries on 429, 5xx and timeouts, with backoff")
         self.cache_box = QCheckBox("Use cached answers (same prompt, model and parameters)")
         self.cache_box.setChecked(True)
         self.redo_box = QCheckBox("Ask again for programs this model already answered")
@@ -158,13 +159,13 @@ class RunModelDialog(QDialog):
             pair.addWidget(QLabel(label))
             pair.addWidget(widget)
         pair.addStretch(1)
-        form.addRow(_wrap(pair))
+        form.addRow(layout_widget(pair))
         pair = QHBoxLayout()
         for label, widget in (("Timeout (s)", self.timeout_spin), ("Retries", self.retries_spin)):
             pair.addWidget(QLabel(label))
             pair.addWidget(widget)
         pair.addStretch(1)
-        form.addRow(_wrap(pair))
+        form.addRow(layout_widget(pair))
         form.addRow(self.cache_box)
         form.addRow(self.redo_box)
         return group
@@ -283,18 +284,3 @@ class PromptPreviewDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.resize(900, 700)
-
-
-def _spin(low: int, high: int, value: int, tip: str) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(low, high)
-    spin.setValue(value)
-    spin.setToolTip(tip)
-    return spin
-
-
-def _wrap(layout) -> QWidget:
-    widget = QWidget()
-    layout.setContentsMargins(0, 0, 0, 0)
-    widget.setLayout(layout)
-    return widget
