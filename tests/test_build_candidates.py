@@ -18,6 +18,7 @@ from core.build.model import ENTRY_NAME_TAKEN, EXTRACTION_FAILED, THIRD_PARTY, C
 from core.build.program_files import FileGatherer, entry_clash, gather_files, harness_path, repository_sources
 from core.errors import BuildError
 from core.symbols import extract_symbols
+from tests.builders import write_program
 
 ROOT = Path(__file__).resolve().parent.parent
 REPOS = ROOT / "tests" / "build_repos"
@@ -56,17 +57,6 @@ def candidate(language: str, repo: str, name: str) -> Candidate:
 def program_texts(language: str, repo: str, c: Candidate) -> dict[str, str]:
     return {program: (REPOS / language / repo / original).read_text(encoding="utf-8")
             for program, original in c.files.items()}
-
-
-def write_repo(root: Path, files: dict[str, str | bytes]) -> Path:
-    for relative, content in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 # -- the six repositories ------------------------------------------------------------------
@@ -208,7 +198,7 @@ def test_harness_paths():
 
 
 def test_repository_sources_skips_what_is_not_the_programs_source(tmp_path):
-    repo = write_repo(tmp_path / "repo", {
+    repo = write_program(tmp_path / "repo", {
         "pkg/core.py": "X = 1\n", "pkg/test_core.py": "", "pkg/core_test.py": "", "conftest.py": "",
         "tests/helpers.py": "", "test/x.py": "", "spec/y.py": "", "src/test/z.py": "", "__tests__/w.py": "",
         ".venv/lib/site.py": "", ".git/hook.py": "", "node_modules/m/index.py": "", "venv/a.py": "", "env/b.py": "",
@@ -218,7 +208,7 @@ def test_repository_sources_skips_what_is_not_the_programs_source(tmp_path):
         "web/app.js": "", "web/app.test.js": "", "web/app.spec.js": "", "web/data.json": "{}",
         "java/Foo.java": "class Foo {}", "java/FooTest.java": "", "java/FooTests.java": "",
     })
-    outside = write_repo(tmp_path / "outside", {"secret.py": "KEY = 1\n"})
+    outside = write_program(tmp_path / "outside", {"secret.py": "KEY = 1\n"})
     (repo / "pkg" / "linked.py").symlink_to(outside / "secret.py")
     (repo / "pkg" / "alias.py").symlink_to(repo / "pkg" / "core.py")
     assert list(repository_sources(repo, "python")) == ["pkg/alias.py", "pkg/core.py"]
@@ -368,7 +358,7 @@ def test_too_many_files_is_an_extraction_failure(tmp_path):
     file_set = gather_files(chain, "python", "m0.py", max_files=3)
     assert (file_set.reason, file_set.detail) == (EXTRACTION_FAILED, "m0.py needs 6 files, more than --max-files 3")
     assert len(gather_files(chain, "python", "m0.py", max_files=6).files) == 6
-    candidates, problems = find_candidates(write_repo(tmp_path, chain), "python", max_files=3)
+    candidates, problems = find_candidates(write_program(tmp_path, chain), "python", max_files=3)
     assert [c.name for c in candidates] == ["m3.f3", "m4.f4"]
     assert [(p.name, p.reason) for p in problems] == [("m0.f0", EXTRACTION_FAILED), ("m1.f1", EXTRACTION_FAILED),
                                                       ("m2.f2", EXTRACTION_FAILED)]
@@ -398,14 +388,14 @@ USES_MAIN_PY = {
 
 
 def test_python_program_with_its_own_main_py_at_the_root_is_an_entry_clash(tmp_path):
-    candidates, problems = find_candidates(write_repo(tmp_path, USES_MAIN_PY), "python")
+    candidates, problems = find_candidates(write_program(tmp_path, USES_MAIN_PY), "python")
     assert [c.name for c in candidates] == ["app.cli.run"]  # app/main.py is not at the program root
     assert [(p.name, p.reason, p.detail) for p in problems] == [
         ("report.build", ENTRY_NAME_TAKEN, "the program already has main.py")]
 
 
 def test_java_program_with_a_main_class_declaring_main_is_an_entry_clash(tmp_path):
-    repo = write_repo(tmp_path, {
+    repo = write_program(tmp_path, {
         "src/main/java/demo/Main.java": ("package demo;\n\npublic class Main {\n"
                                          "    public static void main(String[] args) {\n"
                                          "        System.out.println(Util.twice(Util.one()));\n    }\n}\n"),
@@ -441,7 +431,7 @@ def test_entry_clash_rules():
 
 
 def test_a_folder_without_sources_is_a_build_error(tmp_path):
-    repo = write_repo(tmp_path / "docs-only", {"README.md": "# nothing\n", "tests/test_x.py": "def test(): pass\n",
+    repo = write_program(tmp_path / "docs-only", {"README.md": "# nothing\n", "tests/test_x.py": "def test(): pass\n",
                                                "package.json": "{}"})
     for language in ("python", "javascript", "java"):
         with pytest.raises(BuildError) as raised:
@@ -451,7 +441,7 @@ def test_a_folder_without_sources_is_a_build_error(tmp_path):
 
 
 def test_functions_that_are_not_targets(tmp_path):
-    repo = write_repo(tmp_path, {"tool.py": (
+    repo = write_program(tmp_path, {"tool.py": (
         "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\n"
         "def main():\n    return a() + b()\n\n\n"
         "def outer():\n    def inner():\n        return a() + b()\n    return inner()\n\n\n"
@@ -475,7 +465,7 @@ def test_a_large_repository_takes_seconds(tmp_path):
                                  f"def g(x):\n    return x\n\n\ndef h(x):\n    return x + 1\n\n\n"
                                  f"class Thing{i}:\n    def run(self):\n        return f(1) + g(2)\n")
     files["pkg/__init__.py"] = ""
-    repo = write_repo(tmp_path, files)
+    repo = write_program(tmp_path, files)
     started = time.perf_counter()
     candidates, problems = find_candidates(repo, "python")
     assert time.perf_counter() - started < 10
@@ -491,7 +481,7 @@ def _run_harness(language: str, repo: str, c: Candidate, folder: Path) -> subpro
     texts = program_texts(language, repo, c)
     entry = harness_path(language, c.file, texts)
     texts[entry] = (HARNESSES / language / repo / f"{c.name}.txt").read_text(encoding="utf-8")
-    write_repo(folder, texts)
+    write_program(folder, texts)
     run = {"cwd": folder, "capture_output": True, "text": True, "timeout": 60}
     if language == "python":
         return subprocess.run([sys.executable, "-E", "main.py"], check=False, **run)

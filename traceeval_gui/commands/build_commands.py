@@ -15,7 +15,7 @@ from core.build.pipeline import BuildOptions
 from core.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.errors import UsageError
 from core.model import LANGUAGES
-from traceeval_gui.commands.common import ProgressLine, sigint_sets
+from traceeval_gui.commands.common import ProgressLine, endpoint_options, run_settings, sigint_sets
 
 
 def register(commands) -> None:
@@ -53,13 +53,7 @@ def register(commands) -> None:
     endpoint = build.add_argument_group("the model that writes harnesses (any OpenAI-compatible endpoint)")
     endpoint.add_argument("--model", help="model id sent to the endpoint")
     endpoint.add_argument("--base-url", metavar="URL", help="the endpoint's base URL, e.g. http://localhost:8000/v1")
-    endpoint.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
-    endpoint.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
-    endpoint.add_argument("--max-tokens", type=int, default=4096, help="output token limit (default 4096)")
-    endpoint.add_argument("--request-timeout", type=float, default=300.0, metavar="SECONDS",
-                          help="per-request time limit (default 300)")
-    endpoint.add_argument("--retries", type=int, default=5, help="retries on 429, 5xx, timeouts (default 5)")
-    endpoint.add_argument("--no-cache", action="store_true", help="always ask the endpoint (the cache is still filled)")
+    endpoint_options(endpoint, timeout_option="--request-timeout")
     endpoint.add_argument("--prompt-template", metavar="FILE",
                           help="the harness prompt (default: the bundled resources/build/harness_prompt.md)")
     output = build.add_argument_group("the dataset")
@@ -153,9 +147,7 @@ def _harness_source(args, repos: list[Path]) -> tuple[RunSettings | None, str]:
             raise UsageError(f"{args.harness}: cannot read the harness: {error}") from None
     if not args.model or not args.base_url:
         raise UsageError("--model and --base-url are needed to ask for harnesses (or give --harness FILE)")
-    return RunSettings(base_url=args.base_url, model=args.model, temperature=args.temperature,
-                       max_tokens=args.max_tokens, timeout_s=args.request_timeout, retries=args.retries,
-                       use_cache=not args.no_cache, api_key_env=args.api_key_env), ""
+    return run_settings(args), ""
 
 
 def _print_report(report: BatchReport, out: str, output_format: str) -> None:

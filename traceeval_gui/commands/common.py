@@ -7,6 +7,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from core.endpoints import RunSettings
 from core.errors import UsageError
 from core.indexing import IndexReport, open_dataset
 from core.model import LANGUAGES
@@ -112,3 +113,20 @@ def sigint_sets(event: threading.Event, message: str = "stopping: finished answe
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def endpoint_options(parser, timeout_option: str = "--timeout") -> None:
+    """The request and decoding options of every command that asks a model (`run_settings` reads them)."""
+    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0, the paper's)")
+    parser.add_argument("--max-tokens", type=int, default=4096, help="output token limit (default 4096, the paper's)")
+    parser.add_argument(timeout_option, dest="request_timeout", type=float, default=300.0, metavar="SECONDS",
+                        help="per-request time limit (default 300)")
+    parser.add_argument("--retries", type=int, default=5, help="retries on 429, 5xx, timeouts (default 5)")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument("--no-cache", action="store_true", help="always ask the endpoint (the cache is still filled)")
+
+
+def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
+    return RunSettings(base_url=args.base_url, model=args.model, name=name, temperature=args.temperature,
+                       max_tokens=args.max_tokens, timeout_s=args.request_timeout, concurrency=concurrency,
+                       retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env)

@@ -18,8 +18,8 @@ from core.prompts import approximate_tokens, build_prompt
 from core.results_writer import write_released_results
 from core.scoring import score_table
 from core.tables import render_table
-from traceeval_gui.commands.common import ProgressLine, instance_key_of, model_names, open_workspace, \
-    selection_from, sigint_sets
+from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_key_of, model_names, \
+    open_workspace, run_settings, selection_from, sigint_sets
 
 
 
@@ -58,15 +58,9 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     predict.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
     predict.add_argument("--limit", type=int, metavar="N", help="only the first N selected programs (language, id order)")
     predict.add_argument("--jobs", type=int, default=4, metavar="N", help="requests in flight at once (default 4)")
-    predict.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0, the paper's)")
-    predict.add_argument("--max-tokens", type=int, default=4096, help="output token limit (default 4096, the paper's)")
-    predict.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                         help="per-request time limit (default 300)")
-    predict.add_argument("--retries", type=int, default=5, help="retries on 429, 5xx, timeouts (default 5)")
-    predict.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    endpoint_options(predict)
     predict.add_argument("--prices", metavar="FILE",
                          help='price table JSON {"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
-    predict.add_argument("--no-cache", action="store_true", help="always ask the endpoint (the cache is still filled)")
     predict.add_argument("--redo", action="store_true", help="ask again for programs already answered")
     predict.add_argument("--out", metavar="DIR", default="results",
                          help="folder for the released results files (default: ./results)")
@@ -109,9 +103,7 @@ def show_prompt(args) -> int:
 
 
 def predict_command(args) -> int:
-    settings = RunSettings(base_url=args.base_url, model=args.model, name=args.name or "", temperature=args.temperature,
-                           max_tokens=args.max_tokens, timeout_s=args.timeout, concurrency=args.jobs,
-                           retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env)
+    settings = run_settings(args, name=args.name or "", concurrency=args.jobs)
     prices = PriceTable.load(Path(args.prices)) if args.prices else None
     ws, _ = open_workspace(args)
     with ws:
