@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 from core import traces
 from core.build.model import Attempt, Candidate, CandidateProblem, RepoInfo
 from core.build.pipeline import BuildOptions
-from core.endpoints import KEY_ENV_VARS
+from core.endpoints import KEY_ENV_VARS, RunSettings
+from core.errors import UsageError
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.traces import TraceRun
 from traceeval_gui.views.build_parts import (
@@ -203,6 +204,8 @@ class RepositoryPage(QWidget):
         layout.addWidget(limits)
         layout.addWidget(self.error_label)
         layout.addStretch(1)
+        self.language_combo.currentIndexChanged.connect(self.update_out_hint)
+        self.out_edit.textChanged.connect(self.update_out_hint)
 
     @property
     def language(self) -> str:
@@ -212,6 +215,24 @@ class RepositoryPage(QWidget):
         return BuildOptions(self.language, min_callees=self.min_callees_spin.value(),
                             min_edges=self.min_edges_spin.value(), runs=self.runs_spin.value(),
                             timeout_s=self.timeout_spin.value())
+
+    def endpoint(self) -> RunSettings | None:
+        """The endpoint given on this page; None when none is; UsageError when it is half given."""
+        url, model = self.url_combo.currentText().strip(), self.model_edit.text().strip()
+        if not url and not model:
+            return None
+        if not url:
+            raise UsageError(f"model {model!r} given without the endpoint's base URL")
+        if not model:
+            raise UsageError("the endpoint's base URL is given without a model id")
+        return RunSettings(url, model, api_key_env=self.key_env_edit.text().strip() or None)
+
+    def update_out_hint(self, *_args) -> None:
+        if not self.out_edit.text().strip():
+            self.out_hint.setText("")
+            return
+        self.out_hint.setText(f"programs go to benchmark/{self.language}/ in it, split files to traceeval_split/, "
+                              "rejections and logs to build/")
 
     def show_counts(self, counts: dict[str, int]) -> None:
         parts = [f"{counts[language]:,} {LANGUAGE_TITLES[language]}" for language in LANGUAGES]

@@ -35,7 +35,7 @@ from core.build.model import BY_A_PERSON, Attempt, Candidate, Harness
 from core.build.pipeline import harness_messages, program_texts
 from core.build.program_files import harness_path
 from core.endpoints import RunSettings, load_recent_endpoints, remember_endpoint, resolve_api_key
-from core.errors import TraceEvalError, UsageError
+from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.build_jobs import (
     AskedHarness,
@@ -172,8 +172,6 @@ class BuildWizard(QDialog):
         repo.folder_edit.editingFinished.connect(self._on_folder_edit_finished)
         repo.out_edit.textEdited.connect(self._on_out_edit_edited)
         repo.language_combo.activated.connect(self._on_language_combo_activated)
-        repo.language_combo.currentIndexChanged.connect(self._update_out_hint)
-        repo.out_edit.textChanged.connect(self._update_out_hint)
         candidates = self.candidates_page
         candidates.table.selectionModel().currentRowChanged.connect(self._on_candidates_row_changed)
         candidates.table.doubleClicked.connect(self._on_candidates_double_clicked)
@@ -203,7 +201,6 @@ class BuildWizard(QDialog):
     def _restore_settings(self) -> None:
         parent = self._setting(OUT_PARENT_SETTING) or str(Path(DEFAULT_OUT_PARENT).expanduser())
         self.repository_page.out_edit.setText(parent)
-        self._update_out_hint()
 
     # -- moving between pages --------------------------------------------------------------
     @property
@@ -331,15 +328,6 @@ class BuildWizard(QDialog):
             self._find_after_count = False
             self.find_candidates()
 
-    def _update_out_hint(self, *_args) -> None:
-        page = self.repository_page
-        out = page.out_edit.text().strip()
-        if not out:
-            page.out_hint.setText("")
-            return
-        page.out_hint.setText(f"programs go to benchmark/{page.language}/ in it, split files to traceeval_split/, "
-                              "rejections and logs to build/")
-
     def find_candidates(self) -> Job | None:
         page = self.repository_page
         folder, out = page.folder_edit.text().strip(), page.out_edit.text().strip()
@@ -353,7 +341,7 @@ class BuildWizard(QDialog):
             return None
         try:
             options = page.options()
-            self._endpoint()  # a half-filled endpoint is said now, not after the candidates are found
+            self.repository_page.endpoint()  # a half-filled endpoint is said now, not after the candidates are found
         except TraceEvalError as error:
             return self._page_error(str(error))
         page.show_error("")
@@ -457,21 +445,9 @@ class BuildWizard(QDialog):
         return None
 
     # -- 3. the harness --------------------------------------------------------------------
-    def _endpoint(self) -> RunSettings | None:
-        """The endpoint of the Repository page; None when none is given; UsageError when half given."""
-        page = self.repository_page
-        url, model = page.url_combo.currentText().strip(), page.model_edit.text().strip()
-        if not url and not model:
-            return None
-        if not url:
-            raise UsageError(f"model {model!r} given without the endpoint's base URL")
-        if not model:
-            raise UsageError("the endpoint's base URL is given without a model id")
-        return RunSettings(url, model, api_key_env=page.key_env_edit.text().strip() or None)
-
     def _endpoint_or_none(self) -> RunSettings | None:
         try:
-            return self._endpoint()
+            return self.repository_page.endpoint()
         except TraceEvalError:
             return None
 
@@ -483,7 +459,7 @@ class BuildWizard(QDialog):
             page.say(f"The prompt cannot be made: {self.prompt_problem}", RED)
             return None
         try:
-            settings = self._endpoint()
+            settings = self.repository_page.endpoint()
             if settings is None:
                 page.say("No endpoint: fill in the base URL and model on the Repository page, or write the "
                          "harness by hand", RED)
