@@ -1,9 +1,9 @@
 """The Python tracer: runs `main.py` in a sandboxed child interpreter under a profile hook.
 
 How a run goes: every program file is compiled here first (a syntax error anywhere is
-COMPILE_ERROR and nothing runs); the program is copied, and `sys.executable -I -B
-python_runtime/run.py` runs it in the sandbox with the log in `<tmp>/out`; the log's raw frame
-ids are named afterwards, here, by the spans of `core.symbols.extract_symbols`
+COMPILE_ERROR and nothing runs); the program is copied, and `<python> -I -B python_runtime/run.py`
+runs it in the sandbox with the log in `<tmp>/out` (`<python>` is this interpreter, or python3 in
+the packaged app: `python_interpreter`); the log's raw frame ids are named afterwards, here, by the spans of `core.symbols.extract_symbols`
 (`python_frames`), and `tracelog.build_run` makes the `TraceRun`.
 
 Attribution rules (what counts as the caller of a program frame):
@@ -33,11 +33,8 @@ the pure-Python `sys.setprofile` fallback; `check()` says which one is active.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from core import traces
 from core.model import Instance
@@ -46,6 +43,7 @@ from core.traces import TraceRun
 from tracers import tracelog
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.python_frames import FrameNames
+from tracers.python_interpreter import Interpreter, InterpreterProblem, find_interpreter
 from tracers.python_runtime import RUN_SCRIPT
 from tracers.sandbox import program_copy, run_sandboxed
 
@@ -54,7 +52,11 @@ LOG_NAME = "trace.jsonl"
 
 
 def c_backend_available() -> bool:
-    return importlib.util.find_spec("tracers.python_runtime._profiler") is not None
+    """Whether the C profiler is built for the interpreter that runs traced programs."""
+    try:
+        return find_interpreter().has_c_profiler
+    except InterpreterProblem:
+        return False
 
 
 class PythonTracer:
@@ -67,20 +69,26 @@ class PythonTracer:
             raise ValueError(f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})")
         self.backend = backend
 
+    def backend_for(self, interpreter: Interpreter) -> str:
+        """"c" or "python": what a run with this interpreter will use."""
+        return "c" if self.backend != "python" and interpreter.has_c_profiler else "python"
+
     @property
     def active_backend(self) -> str:
-        """"c" or "python": what a run will use."""
-        if self.backend == "python" or not c_backend_available():
+        try:
+            return self.backend_for(find_interpreter())
+        except InterpreterProblem:
             return "python"
-        return "c"
 
     def check(self) -> ToolchainStatus:
-        version = ".".join(map(str, sys.version_info[:3]))
-        backend = ("C extension (tracers/python_runtime/_profiler)" if self.active_backend == "c" else
+        try:
+            interpreter = find_interpreter()
+        except InterpreterProblem as problem:
+            return ToolchainStatus("python", False, str(problem), (str(problem),))
+        backend = ("C extension (tracers/python_runtime/_profiler)" if self.backend_for(interpreter) == "c" else
                    "pure-Python fallback (sys.setprofile; build the C extension with `pip install -e .`)")
-        problems = () if Path(sys.executable).exists() else (f"{sys.executable} not found",)
-        return ToolchainStatus("python", not problems, f"Python {version} at {sys.executable}; profiler backend: "
-                               f"{backend}", problems)
+        return ToolchainStatus("python", True, f"Python {interpreter.version_text} at {interpreter.path}; "
+                               f"profiler backend: {backend}")
 
     def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
         options = options or TraceOptions()
@@ -90,13 +98,18 @@ class PythonTracer:
         table = extract_symbols("python", sources)
         timings = {"symbols": time.perf_counter() - clock}
         stopped = _not_runnable(instance, sources)
+        try:
+            interpreter = find_interpreter()
+        except InterpreterProblem as problem:
+            stopped = stopped or (traces.TOOLCHAIN_MISSING, str(problem))
         if stopped:
             return tracelog.stopped_run(self, instance.key, started_at, *stopped, nodes=table.nodes, timings=timings)
         clock = time.perf_counter()
         with program_copy(instance.root) as copy:
             out = copy.parent / "out"
             log = out / LOG_NAME
-            argv = [sys.executable, "-I", "-B", RUN_SCRIPT, str(copy), instance.entry_point, self.active_backend]
+            argv = [interpreter.path, "-I", "-B", RUN_SCRIPT, str(copy), instance.entry_point,
+                    self.backend_for(interpreter)]
             result = run_sandboxed(argv, copy, env={tracelog.LOG_ENV: str(log)}, writable=[out],
                                    limits=options.limits, cancel=options.cancel)
             raw = tracelog.read_log(log)
