@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("TraceEval Studio")
     app.setOrganizationName("TraceEval")
     app.setStyle("Fusion")
+    app.setWindowIcon(_app_icon())
+    QGuiApplication.setDesktopFileName("io.github.traceeval.Studio")  # Wayland: match the .desktop file
     # The edge-class tints are light backgrounds: keep the light scheme even in a dark desktop.
     QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Light)
 
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         if not shown.grab().save(str(screenshot), "PNG"):
             fail(f"cannot write {screenshot}")
             return
-        print(f"wrote {screenshot}")
+        print(f"wrote {screenshot}: {window.windowTitle()}, {window.programs_label.text()}")  # what was shown
         app.exit(0)
 
     state.dataset_opened.connect(on_opened)
@@ -140,6 +142,18 @@ def _apply_initial_selection(window, state, args) -> str | None:
             return f"no program {instance!r} in the dataset (or it exists in several languages: use language/id)"
         window.browser.select_key(key)
     return None
+
+
+def _app_icon():
+    """The window icon from the hicolor PNG renders (PNG needs no SVG icon-engine plugin)."""
+    from PySide6.QtGui import QIcon
+
+    from resources import ICON_THEME_DIR
+
+    icon = QIcon()
+    for png in ICON_THEME_DIR.glob("*/apps/traceeval-studio.png"):
+        icon.addFile(str(png))
+    return icon
 
 
 class _QtMessageLogger:

@@ -86,6 +86,7 @@ def test_screenshot_mode_writes_a_png_of_the_window(tmp_path):
     result = _run_app("--screenshot", str(out), "--instance", "calcpad_0001", "--model", "illustrative-weak",
                       tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
+    assert result.stdout == f"wrote {out}: TraceEval Studio — demo, 15 programs\n"
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1400, 900)
 
