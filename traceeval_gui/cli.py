@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Index the dataset into its workspace (only changed programs are read "
                                            "again) and summarise it.")
     _dataset_args(info)
-    info.add_argument("--format", choices=("text", "json"), default="text")
+    info.add_argument("--format", choices=("text", "json"), default="text",
+                      help="text: a summary table; json: the same facts as one object")
     info.set_defaults(handler=dataset_commands.info)
 
     validate = commands.add_parser(
@@ -42,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "callgraph.json, bad UTF-8, unknown language, no sources, split-file inconsistencies, and "
                     "ground-truth names that cannot be placed in the source. Exit status 1 when any is found.")
     _dataset_args(validate, workspace=False)
-    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.add_argument("--format", choices=("text", "json"), default="text",
+                          help="text: one 'severity: file: problem' line each and a total; json: counts and problems")
     validate.add_argument("--quick", action="store_true", help="skip the source-level checks (name placement)")
     validate.add_argument("--errors-only", action="store_true", help="only problems that make a program unusable")
     validate.set_defaults(handler=dataset_commands.validate)
@@ -72,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add bootstrap confidence intervals over programs (default level 0.95)")
     score.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     score.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    score.add_argument("--format", choices=FORMATS, default="text")
+    score.add_argument("--format", choices=FORMATS, default="text",
+                       help="table format: aligned text, Markdown, LaTeX tabular, CSV or JSON")
     score.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE instead of stdout")
     score.set_defaults(handler=results_commands.score)
 
@@ -85,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--dataset", help=DATASET_HELP)
     _workspace_args(diff)
     _modes_args(diff)
-    diff.add_argument("--format", choices=("text", "json"), default="text")
+    diff.add_argument("--format", choices=("text", "json"), default="text",
+                      help="text: counts, scores and one 'TP/FP/FN caller -> callee' line per edge; json: the edge lists, "
+                           "scores and parse problems")
     diff.set_defaults(handler=results_commands.diff)
 
     export = commands.add_parser(

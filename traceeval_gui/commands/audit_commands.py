@@ -24,6 +24,8 @@ from core.workspace_merge import merge_workspace
 from traceeval_gui.commands.common import modes_from, open_workspace, parse_option
 
 REPORT_FORMATS = ("md", "json", "csv")
+LABEL_HELP = "correct: a real call the program makes when run; wrong: no such call can happen; not_exercised: a " \
+             "real call the harness never runs (only for edges outside the ground truth); unsure: cannot tell"
 
 
 def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
@@ -45,7 +47,7 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
                          description="Sample edges (or, for a human baseline, programs whose questions humans "
                                      "answer) into a new audit. The same options and seed on the same dataset give "
                                      "the same sample in any workspace (compare the printed fingerprint).")
-    new.add_argument("name", metavar="NAME")
+    new.add_argument("name", metavar="NAME", help="name of the new audit (unique in the workspace)")
     dataset_args(new)
     new.add_argument("--kind", choices=AUDIT_KINDS, default="edges",
                      help="edges: judge sampled edges; baseline: humans answer the model's questions")
@@ -83,20 +85,20 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
     verdict = sub.add_parser("verdict", help="give a verdict on one item (committed at once)")
     _audit_args(verdict, dataset_args)
     verdict.add_argument("position", type=int, metavar="ITEM", help="item number (see 'audit items')")
-    verdict.add_argument("label", choices=LABELS, help="; ".join(f"{k}: {v}" for k, v in LABEL_TITLES.items()))
-    verdict.add_argument("--annotator", required=True)
-    verdict.add_argument("--note", default="")
+    verdict.add_argument("label", choices=LABELS, help=LABEL_HELP)
+    verdict.add_argument("--annotator", required=True, help="who gives the verdict")
+    verdict.add_argument("--note", default="", help="a free-text note stored with the verdict")
     verdict.set_defaults(handler=give_verdict)
 
     undo = sub.add_parser("undo", help="take back an annotator's last verdict")
     _audit_args(undo, dataset_args)
-    undo.add_argument("--annotator", required=True)
+    undo.add_argument("--annotator", required=True, help="whose last verdict to take back")
     undo.set_defaults(handler=undo_verdict)
 
     adjudicate = sub.add_parser("adjudicate", help="settle a disputed item: the final verdict, who, why")
     _audit_args(adjudicate, dataset_args)
-    adjudicate.add_argument("position", type=int, metavar="ITEM")
-    adjudicate.add_argument("label", choices=LABELS)
+    adjudicate.add_argument("position", type=int, metavar="ITEM", help="item number (see 'audit items')")
+    adjudicate.add_argument("label", choices=LABELS, help="the final verdict (the labels of 'audit verdict')")
     adjudicate.add_argument("--by", required=True, metavar="NAME", help="who decides")
     adjudicate.add_argument("--reason", default="", help="why")
     adjudicate.set_defaults(handler=adjudicate_item)
@@ -105,12 +107,13 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
     _audit_args(answer, dataset_args)
     answer.add_argument("position", type=int, metavar="ITEM", help="question number (see 'audit items')")
     answer.add_argument("callees", nargs="*", metavar="CALLEE", help="the callees (none: no calls)")
-    answer.add_argument("--annotator", required=True)
+    answer.add_argument("--annotator", required=True, help="who answers (stored and scored as model human:ANNOTATOR)")
     answer.set_defaults(handler=answer_question)
 
     agreement = sub.add_parser("agreement", help="agreement (percent, Cohen, Fleiss, Krippendorff) and disputes")
     _audit_args(agreement, dataset_args)
-    agreement.add_argument("--format", choices=("text", "json"), default="text")
+    agreement.add_argument("--format", choices=("text", "json"), default="text",
+                           help="text: Markdown tables; json: the agreement figures and the disagreements")
     agreement.set_defaults(handler=show_agreement)
 
     export = sub.add_parser("export", help="the audit report: estimate, FP breakdown, corrected F1, agreement",

@@ -78,7 +78,8 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     answer.add_argument("--model", required=True, help="model name (see 'traceeval models')")
     answer.add_argument("--dataset", help=dataset_help)
     workspace_args(answer)
-    answer.add_argument("--format", choices=("text", "json"), default="text")
+    answer.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: each line with its reading; json: lines, unanswered questions, parse problems")
     answer.set_defaults(handler=show_answer)
 
     runs = commands.add_parser("runs", help="the model runs made with 'predict' and how they ended")

@@ -44,7 +44,8 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
     compare.add_argument("--languages", default="python,javascript,java",
                          help="comma-separated languages (default: all three)")
     modes_args(compare)
-    compare.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    compare.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                         help="output format: a text table, CSV rows or JSON")
     compare.set_defaults(handler=compare_models, repo=None)
 
     graph = commands.add_parser(
