@@ -24,6 +24,7 @@ GROUPINGS = ("split", "repo")
 
 
 def _code_hash() -> str:
+    """Cached scores carry this hash of the scoring sources (the packaged app ships them as files)."""
     here = Path(__file__).parent
     digest = hashlib.sha1()
     for name in sorted(p.name for p in here.glob("normalise*.py")) + ["metrics.py", "scoring.py"]:
