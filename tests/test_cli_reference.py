@@ -29,9 +29,9 @@ COMMANDS = list(subcommands(cli.build_parser()))
 
 
 def section(text: str, heading: str) -> str:
-    """The reference text under `#### heading`, up to the next heading."""
-    start = text.index(f"#### {heading}\n")
-    end = text.find("\n#### ", start + 1)
+    """The reference text under `### heading`, up to the next heading."""
+    start = text.index(f"### {heading}\n")
+    end = text.find("\n### ", start + 1)
     return text[start:] if end < 0 else text[start:end]
 
 
@@ -49,7 +49,7 @@ def test_readme_reference_is_current():
 
 def test_reference_has_every_command_and_option():
     text = reference.render()
-    headings = [line[len("#### "):] for line in text.splitlines() if line.startswith("#### ")]
+    headings = [line[len("### "):] for line in text.splitlines() if line.startswith("### ")]
     assert headings[:2] == ["traceeval-gui", "traceeval"]
     assert len(COMMANDS) >= 30  # 20 commands and 11 audit actions when this was written
     parsers = [(("-gui",), app.build_parser()), ((), cli.build_parser()), *COMMANDS]
@@ -89,7 +89,7 @@ def test_generator_refuses_an_option_without_help(monkeypatch, capsys):
 
 def test_summary_table_lists_every_command():
     text = README.read_text(encoding="utf-8")
-    summary = text.split("\n## Command line\n", 1)[1].split("\n### Reference\n", 1)[0]
+    summary = text.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
     rows = [row for row in summary.splitlines() if row.startswith("| `traceeval ")]
     first_cells = [re.split(r"(?<!\\)\|", row)[1] for row in rows]
     for path, _ in COMMANDS:

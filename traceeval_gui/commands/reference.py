@@ -14,7 +14,7 @@ from pathlib import Path
 START = "<!-- cli-reference:start -->"
 END = "<!-- cli-reference:end -->"
 WIDTH = 100  # usage lines are wrapped as argparse does at this terminal width
-HEADING = "####"  # the reference sits under README's "### Reference"
+HEADING = "###"  # the reference sits under README's "## Command reference"
 _REGION = re.compile(rf"^{re.escape(START)}$.*?^{re.escape(END)}$", re.MULTILINE | re.DOTALL)
 
 
