@@ -21,14 +21,16 @@ from core.normalise import MODES, normalise_edges
 from core.workspace import InstanceRow, Workspace
 
 GROUPINGS = ("split", "repo")
+# What SCORER_VERSION hashes, as globs in core/ (packaging/traceeval-studio.spec ships these as files).
+SCORING_SOURCES = ("normalise*.py", "metrics.py", "scoring.py")
 
 
 def _code_hash() -> str:
-    """Cached scores carry this hash of the scoring sources (the packaged app ships them as files)."""
+    """Cached scores carry this hash of the scoring sources."""
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for name in sorted(p.name for p in here.glob("normalise*.py")) + ["metrics.py", "scoring.py"]:
-        digest.update((here / name).read_bytes())
+    for path in (path for pattern in SCORING_SOURCES for path in sorted(here.glob(pattern))):
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -15,10 +15,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Callable, Mapping
 
+from core.indexing import open_dataset
 from core.model import CallGraph
-from core.prompts import prompt_hash
+from core.prompts import build_prompt, prompt_hash
+from resources import DEMO_DATASET
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,14 @@ def answer_text(graph: CallGraph) -> str:
     """The numbered answer a perfect model gives for a ground-truth graph."""
     mapping = graph.to_dict()
     return "\n".join(f"{n}. {', '.join(mapping[key])}".rstrip() for n, key in enumerate(graph.keys, start=1))
+
+
+def demo_truth_answers(workspace: str | Path | None = None) -> dict[str, str]:
+    """Per prompt hash of each demo program, the answer that matches its ground truth."""
+    ws, _ = open_dataset(DEMO_DATASET, workspace)
+    with ws:
+        instances = [ws.instance(row.key) for row in ws.instance_rows()]
+    return {build_prompt(instance).hash: answer_text(instance.ground_truth) for instance in instances}
 
 
 def truth_answers(answers: Mapping[str, str], otherwise: Reply | None = None) -> Responder:

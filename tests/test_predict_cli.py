@@ -13,7 +13,7 @@ import pytest
 from core.indexing import open_dataset
 from core.prompts import build_prompt
 from resources import DEMO_DATASET
-from tests.llm_server import FakeChatServer, answer_text, hang, ok, status, truth_answers
+from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers
 from tests.cli_run import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,11 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def demo(tmp_path):
     """The demo dataset's workspace path and, per prompt hash, the answer that matches the truth."""
     path = tmp_path / "demo.sqlite"
+    answers = demo_truth_answers(path)
     ws, _ = open_dataset(DEMO_DATASET, path)
     with ws:
-        rows = ws.instance_rows()
-        answers = {build_prompt(ws.instance(r.key)).hash: answer_text(ws.instance(r.key).ground_truth) for r in rows}
-        keys = [r.key for r in rows]
+        keys = [r.key for r in ws.instance_rows()]
     return path, answers, keys
 
 

@@ -15,11 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.prompts import build_prompt
-from resources import DEMO_DATASET
 from tests.harness_server import harness_responder, prompt_target
-from tests.llm_server import FakeChatServer, answer_text, truth_answers
+from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
 from traceeval_gui.cli import main as traceeval
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +52,7 @@ def test_the_guide_has_every_workflow_the_issue_names_with_commands_and_a_screen
 
 def model_responder():
     """Harness prompts get their canned harness; the demo's prompts their ground truth."""
-    ws, _ = open_dataset(DEMO_DATASET, None)
-    with ws:
-        answers = {build_prompt(ws.instance(r.key)).hash: answer_text(ws.instance(r.key).ground_truth)
-                   for r in ws.instance_rows()}
-    harnesses, truths = harness_responder(), truth_answers(answers)
+    harnesses, truths = harness_responder(), truth_answers(demo_truth_answers())
     return lambda body, attempt: (harnesses if prompt_target(body) else truths)(body, attempt)
 
 

@@ -3,8 +3,9 @@
 How a run goes: every program file is compiled here first (a syntax error anywhere is
 COMPILE_ERROR and nothing runs); the program is copied, and `<python> -I -B python_runtime/run.py`
 runs it in the sandbox with the log in `<tmp>/out` (`<python>` is this interpreter, or python3 in
-the packaged app: `python_interpreter`); the log's raw frame ids are named afterwards, here, by the spans of `core.symbols.extract_symbols`
-(`python_frames`), and `tracelog.build_run` makes the `TraceRun`.
+the packaged app: `python_interpreter`); the log's raw frame ids are named afterwards, here, by the
+spans of `core.symbols.extract_symbols` (`python_frames`), and `tracelog.build_run` makes the
+`TraceRun`.
 
 Attribution rules (what counts as the caller of a program frame):
 - the caller is the nearest program frame below the callee on its stack; library frames
@@ -75,10 +76,7 @@ class PythonTracer:
 
     @property
     def active_backend(self) -> str:
-        try:
-            return self.backend_for(find_interpreter())
-        except InterpreterProblem:
-            return "python"
+        return "c" if self.backend != "python" and c_backend_available() else "python"
 
     def check(self) -> ToolchainStatus:
         try:

@@ -43,7 +43,7 @@ mkdir -p "$prefix/bin"
 ln -sfn "$app/traceeval-gui" "$prefix/bin/traceeval-gui"
 ln -sfn "$app/traceeval" "$prefix/bin/traceeval"
 # Menus do not see the user's PATH: the entry names the installed command by its full path.
-install -D -m 644 /dev/null "$prefix/share/applications/$id.desktop"
+mkdir -p "$prefix/share/applications"
 sed "s|^Exec=traceeval-gui|Exec=$app/traceeval-gui|" "$app/share/applications/$id.desktop" \
   > "$prefix/share/applications/$id.desktop"
 install -D -m 644 "$app/share/metainfo/$id.metainfo.xml" "$prefix/share/metainfo/$id.metainfo.xml"

@@ -10,19 +10,15 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.prompts import build_prompt
 from core.scoring import SCORER_VERSION
 from resources import DEMO_DATASET
 from tests.harness_server import harness_server, repo
-from tests.llm_server import FakeChatServer, answer_text, truth_answers
+from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
+from tests.packaging.user_commands import ROOT, VERSION, run_user_command, user_env
 
-ROOT = Path(__file__).resolve().parents[2]
-VERSION = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 DEMO_PROGRAMS = {"python": "calcpad_0001", "javascript": "cartwheel_0001", "java": "ledgerj_0001"}
 
 
@@ -37,24 +33,11 @@ def built(tmp_path_factory):
     return out / "traceeval-studio", out / f"traceeval-studio-{VERSION}-linux-{os.uname().machine}.tar.gz"
 
 
-def app_env(tmp_path: Path) -> dict[str, str]:
-    """A user without our virtual environment: no venv on PATH, a workspace folder of their own."""
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not p.startswith(sys.prefix))
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "DISPLAY", "WAYLAND_DISPLAY")}
-    return {**env, "PATH": path, "TRACEEVAL_WORKSPACE_DIR": str(tmp_path / "workspaces"),
-            "TRACEEVAL_CACHE_DIR": str(tmp_path / "cache"), "QT_QPA_PLATFORM": "offscreen"}
-
-
-def run_app(app: Path, command: str, *args, tmp_path: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(app / command), *map(str, args)], cwd=tmp_path, env=app_env(tmp_path),
-                          capture_output=True, text=True, timeout=timeout)
-
-
 def test_the_window_starts_on_the_demo_dataset_on_an_x_display(built, tmp_path):
     """On a (virtual) X server, through the xcb platform plugin and the X libraries the app carries."""
     app, _ = built
     shot = tmp_path / "window.png"
-    env = {k: v for k, v in app_env(tmp_path).items() if k != "QT_QPA_PLATFORM"}
+    env = {k: v for k, v in user_env(tmp_path).items() if k != "QT_QPA_PLATFORM"}
     result = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", str(app / "traceeval-gui"),
                              "--screenshot", str(shot), "--instance", "javascript/eventide_0002", "--tab", "metrics"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
@@ -65,20 +48,20 @@ def test_the_window_starts_on_the_demo_dataset_on_an_x_display(built, tmp_path):
 
 def test_the_command_line_knows_its_version_and_scores_the_demo(built, tmp_path):
     app, _ = built
-    assert run_app(app, "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
-    result = run_app(app, "traceeval", "score", "--format", "json", tmp_path=tmp_path)
+    assert run_user_command(app, "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
+    result = run_user_command(app, "traceeval", "score", "--format", "json", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     table = json.loads(result.stdout)
     assert {row["model"] for row in table["rows"]} == {"illustrative-strong", "illustrative-weak"}
     assert table["scorer_version"] == SCORER_VERSION  # the app hashes the same scoring sources
-    assert run_app(app, "traceeval", "validate", tmp_path=tmp_path).returncode == 0
+    assert run_user_command(app, "traceeval", "validate", tmp_path=tmp_path).returncode == 0
 
 
 @pytest.mark.parametrize("language", sorted(DEMO_PROGRAMS))
 def test_each_tracer_runs_from_the_app(built, tmp_path, language):
     app, _ = built
     folder = DEMO_DATASET / "benchmark" / language / DEMO_PROGRAMS[language]
-    result = run_app(app, "traceeval", "trace", folder, tmp_path=tmp_path)
+    result = run_user_command(app, "traceeval", "trace", folder, tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     truth = json.loads((folder / "callgraph.json").read_text(encoding="utf-8"))
     assert json.loads(result.stdout) == truth
@@ -86,19 +69,15 @@ def test_each_tracer_runs_from_the_app(built, tmp_path, language):
 
 def test_doctor_names_the_python_that_runs_traced_programs(built, tmp_path):
     app, _ = built
-    result = run_app(app, "traceeval", "doctor", tmp_path=tmp_path)
+    result = run_user_command(app, "traceeval", "doctor", tmp_path=tmp_path)
     python_line = next(line for line in result.stdout.splitlines() if line.startswith("tracer: python"))
     assert " ok " in python_line and str(app) not in python_line  # not the app's own executable
 
 
 def test_a_model_run_from_the_app_goes_through_the_openai_client(built, tmp_path):
     app, _ = built
-    ws, _ = open_dataset(DEMO_DATASET, tmp_path / "answers.sqlite")
-    with ws:
-        answers = {build_prompt(ws.instance(r.key)).hash: answer_text(ws.instance(r.key).ground_truth)
-                   for r in ws.instance_rows()}
-    with FakeChatServer(truth_answers(answers)) as server:
-        result = run_app(app, "traceeval", "predict", "--model", "fake-model", "--base-url", server.base_url,
+    with FakeChatServer(truth_answers(demo_truth_answers(tmp_path / "answers.sqlite"))) as server:
+        result = run_user_command(app, "traceeval", "predict", "--model", "fake-model", "--base-url", server.base_url,
                          "--split", "all", "--out", tmp_path / "results", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "fake-model" in result.stdout and "100.0  100.0  100.0" in result.stdout
@@ -110,7 +89,7 @@ def test_a_build_on_two_worker_processes_runs_in_the_app(built, tmp_path):
     source = tmp_path / "repos" / "geomkit"
     shutil.copytree(repo("python", "geomkit"), source)
     with harness_server() as server:
-        result = run_app(app, "traceeval", "build", source, "--language", "python", "--out", tmp_path / "built",
+        result = run_user_command(app, "traceeval", "build", source, "--language", "python", "--out", tmp_path / "built",
                          "--model", "fake-model", "--base-url", server.base_url, "--max-per-repo", "2",
                          "--jobs", "2", tmp_path=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -126,7 +105,7 @@ def test_the_tarball_holds_the_app_and_install_sh_installs_and_removes_it(built,
     result = subprocess.run(["bash", str(unpacked / "install.sh"), "--prefix", str(prefix)], capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert run_app(prefix / "bin", "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
+    assert run_user_command(prefix / "bin", "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
     entry = prefix / "share" / "applications" / "io.github.traceeval.Studio.desktop"
     assert f"Exec={prefix}/lib/traceeval-studio/traceeval-gui %f" in entry.read_text().splitlines()
     checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)

@@ -3,19 +3,16 @@ alone is enough to build), and the wheel installs with pip into a fresh virtual 
 both commands work on the bundled demo dataset, icons and templates."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tarfile
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-VERSION = PROJECT["version"]
+from tests.packaging.user_commands import ROOT, VERSION, run_user_command
+
 RESOURCES = ["resources/demo/benchmark/python/calcpad_0001/callgraph.json", "resources/demo/traceeval_split",
              "resources/demo/results/illustrative-weak_java_t0.0_r0.json", "resources/build/harness_prompt.md",
              "resources/icons/traceeval-studio.svg", "resources/icons/hicolor/48x48/apps/traceeval-studio.png",
@@ -46,14 +43,6 @@ def fresh_venv(dists, tmp_path_factory) -> Path:
     return venv / "bin"
 
 
-def run_installed(bin_dir: Path, command: str, *args, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "DISPLAY", "WAYLAND_DISPLAY")}
-    env.update(TRACEEVAL_WORKSPACE_DIR=str(tmp_path / "workspaces"), TRACEEVAL_CACHE_DIR=str(tmp_path / "cache"),
-               QT_QPA_PLATFORM="offscreen")
-    return subprocess.run([str(bin_dir / command), *map(str, args)], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
-
-
 def test_the_wheel_holds_the_code_resources_and_entry_points_and_nothing_else(dists):
     with zipfile.ZipFile(dists[1]) as wheel:
         names = wheel.namelist()
@@ -77,16 +66,16 @@ def test_the_sdist_holds_what_building_needs(dists):
 
 
 def test_the_installed_commands_work_on_the_bundled_demo(fresh_venv, tmp_path):
-    assert run_installed(fresh_venv, "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
+    assert run_user_command(fresh_venv, "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
     assert subprocess.run([str(fresh_venv / "pip"), "check"], capture_output=True, timeout=120).returncode == 0
-    validated = run_installed(fresh_venv, "traceeval", "validate", tmp_path=tmp_path)
+    validated = run_user_command(fresh_venv, "traceeval", "validate", tmp_path=tmp_path)
     assert validated.returncode == 0, validated.stdout + validated.stderr
-    doctor = run_installed(fresh_venv, "traceeval", "doctor", tmp_path=tmp_path).stdout
+    doctor = run_user_command(fresh_venv, "traceeval", "doctor", tmp_path=tmp_path).stdout
     assert f"at {fresh_venv / 'python'}" in doctor and "C extension" in doctor  # the wheel's own profiler
     demo = fresh_venv.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages" / \
         "resources" / "demo" / "benchmark" / "java" / "shapekit_0001"
-    traced = run_installed(fresh_venv, "traceeval", "trace", demo, tmp_path=tmp_path)
+    traced = run_user_command(fresh_venv, "traceeval", "trace", demo, tmp_path=tmp_path)
     assert traced.returncode == 0, traced.stderr
     shot = tmp_path / "window.png"
-    shown = run_installed(fresh_venv, "traceeval-gui", "--screenshot", shot, tmp_path=tmp_path)
+    shown = run_user_command(fresh_venv, "traceeval-gui", "--screenshot", shot, tmp_path=tmp_path)
     assert shown.stdout == f"wrote {shot}: TraceEval Studio — demo, 15 programs\n", shown.stderr
