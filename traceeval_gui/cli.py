@@ -15,6 +15,7 @@ from core.normalise import MODES
 from core.tables import FORMATS
 from traceeval_gui.commands import audit_commands, build_commands, dataset_commands, model_commands, \
     results_commands, trace_commands, view_commands
+from traceeval_gui.commands.common import instance_arg
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -54,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Import results files: the released <model>_<language>_t0.0_r0.json format, or JSONL with "
                     '{"instance_id", "model", "prediction"} or "raw_response" per line. Raw responses are '
                     "parsed with the TraceEval answer parser; parse problems are recorded per instance.")
-    imp.add_argument("dataset", metavar="DATASET", help=DATASET_HELP.replace(" (default: the bundled demo dataset)", ""))
+    imp.add_argument("dataset", metavar="DATASET",
+                     help=DATASET_HELP.replace(" (default: the bundled demo dataset)", ""))
     imp.add_argument("results", metavar="RESULTS", nargs="+", help="results files or folders holding them")
     imp.add_argument("--model", help="model name to use instead of the one in the files")
     _workspace_args(imp)
@@ -83,14 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
         "diff", help="one model's TP / FP / FN edges on one program",
         description="Show the true positives, false positives (predicted, not in the ground truth) and false "
                     "negatives (missed) of one model on one program, after normalisation.")
-    diff.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    instance_arg(diff)
     diff.add_argument("--model", required=True, help="model name (see 'traceeval models')")
     diff.add_argument("--dataset", help=DATASET_HELP)
     _workspace_args(diff)
     _modes_args(diff)
     diff.add_argument("--format", choices=("text", "json"), default="text",
-                      help="text: counts, scores and one 'TP/FP/FN caller -> callee' line per edge; json: the edge lists, "
-                           "scores and parse problems")
+                      help="text: counts, scores and one 'TP/FP/FN caller -> callee' line per edge; json: the edge "
+                           "lists, scores and parse problems")
     diff.set_defaults(handler=results_commands.diff)
 
     export = commands.add_parser(

@@ -130,3 +130,8 @@ def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
     return RunSettings(base_url=args.base_url, model=args.model, name=name, temperature=args.temperature,
                        max_tokens=args.max_tokens, timeout_s=args.request_timeout, concurrency=concurrency,
                        retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env)
+
+
+def instance_arg(parser) -> None:
+    """The INSTANCE positional of the commands about one program."""
+    parser.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")

@@ -18,7 +18,7 @@ from core.prompts import approximate_tokens, build_prompt
 from core.results_writer import write_released_results
 from core.scoring import score_table
 from core.tables import render_table
-from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_key_of, model_names, \
+from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_arg, instance_key_of, model_names, \
     open_workspace, run_settings, selection_from, sigint_sets
 
 
@@ -29,7 +29,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
         description="Print the prompt a model gets for one program: the system message, then the user message "
                     "with the seven instructions, the language's worked example, every source file fenced and "
                     "labelled with its path, and one question per ground-truth key in key order.")
-    prompt.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    instance_arg(prompt)
     prompt.add_argument("--dataset", help=dataset_help)
     workspace_args(prompt)
     prompt.add_argument("--format", choices=("text", "json"), default="text",
@@ -56,11 +56,13 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     predict.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
     predict.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
     predict.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
-    predict.add_argument("--limit", type=int, metavar="N", help="only the first N selected programs (language, id order)")
+    predict.add_argument("--limit", type=int, metavar="N",
+                         help="only the first N selected programs (language, id order)")
     predict.add_argument("--jobs", type=int, default=4, metavar="N", help="requests in flight at once (default 4)")
     endpoint_options(predict)
     predict.add_argument("--prices", metavar="FILE",
-                         help='price table JSON {"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
+                         help='price table JSON '
+                              '{"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
     predict.add_argument("--redo", action="store_true", help="ask again for programs already answered")
     predict.add_argument("--out", metavar="DIR", default="results",
                          help="folder for the released results files (default: ./results)")
@@ -74,7 +76,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
         description="Print the stored raw response with every line's reading: which question it answers "
                     "(and its key), lines that were superseded, out of range or ignored (prose, fences), "
                     "questions with no answer line, and the parse problems.")
-    answer.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    instance_arg(answer)
     answer.add_argument("--model", required=True, help="model name (see 'traceeval models')")
     answer.add_argument("--dataset", help=dataset_help)
     workspace_args(answer)

@@ -15,7 +15,7 @@ from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, 
     counts_of, rank_differences
 from core.palette import EDGE_STYLES
 from core.scoring import NormalisedTruths, instance_counts
-from traceeval_gui.commands.common import instance_key_of, model_names, modes_from, open_workspace, \
+from traceeval_gui.commands.common import instance_arg, instance_key_of, model_names, modes_from, open_workspace, \
     selection_from
 
 GRAPH_FORMATS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
@@ -55,7 +55,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
                     "FN of model A; compare: A against B; trace: the latest trace against the truth; truth: the "
                     "ground truth). A mode whose inputs are missing falls back to the ground truth, with a "
                     "warning.")
-    graph.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    instance_arg(graph)
     graph.add_argument("--dataset", help=dataset_help)
     workspace_args(graph)
     graph.add_argument("--model", help="model A (default: the first model in the workspace)")
@@ -73,7 +73,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
                     "model's scores, the call graph (SVG), every edge with what the truth, each model and the "
                     "latest trace say, the highlighted source with callers marked by class, parse problems, "
                     "the latest trace run, the tool version and the date.")
-    evidence.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+    instance_arg(evidence)
     evidence.add_argument("--dataset", help=dataset_help)
     workspace_args(evidence)
     evidence.add_argument("--model", required=True, help="model A (see 'traceeval models')")
