@@ -29,6 +29,7 @@ from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status
 from traceeval_gui.views.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
 from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView
+from traceeval_gui.views.form_parts import titled_pane
 from traceeval_gui.views.style import MUTED_TEXT, model_label
 from traceeval_gui.views.trace_text import GREEN, count
 
@@ -142,13 +143,7 @@ class AnswerPanel(QWidget):
         self.question_table.selectionModel().currentRowChanged.connect(self._on_question_table_current_row_changed)
         self.answer_splitter = QSplitter(Qt.Orientation.Horizontal)
         for label, view in ((self.problems_label, self.text_view), (self.questions_label, self.question_table)):
-            side = QWidget()
-            side_layout = QVBoxLayout(side)
-            side_layout.setContentsMargins(0, 0, 0, 0)
-            side_layout.setSpacing(0)
-            side_layout.addWidget(label)
-            side_layout.addWidget(view, 1)
-            self.answer_splitter.addWidget(side)
+            self.answer_splitter.addWidget(titled_pane(label, view))
         self.answer_splitter.setStretchFactor(0, 3)
         self.answer_splitter.setStretchFactor(1, 2)
         self.answer_splitter.setSizes([600, 340])

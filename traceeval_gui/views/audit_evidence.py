@@ -24,6 +24,7 @@ from core.workspace import Workspace
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.code_view import NumberedCodeView
+from traceeval_gui.views.form_parts import titled_pane
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.trace_text import local_time
 
@@ -134,13 +135,7 @@ class AuditEvidencePanel(QWidget):
         self.callee_pages = _pages(self.callee_view, self.callee_message)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         for title, pages in ((self.caller_title, self.caller_pages), (self.callee_title, self.callee_pages)):
-            section = QWidget()
-            layout = QVBoxLayout(section)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.setSpacing(0)
-            layout.addWidget(title)
-            layout.addWidget(pages, 1)
-            self.splitter.addWidget(section)
+            self.splitter.addWidget(titled_pane(title, pages))
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
