@@ -1,28 +1,32 @@
 """The TraceEval answer parser: a model's numbered answer lines -> a `{caller: [callees]}` graph.
 
-Rules (TRACEEVAL.md "The task prompt"): the answer is read line by line; `N. callee, callee`
-answers the N-th question, i.e. the N-th ground-truth key; a missing line, an empty answer or
-"none" / "n/a" / "no calls" means no callees; callees are split on commas outside parentheses
-and angle brackets so `C:m(int,int)` and `Map<K,V>` survive. When a number is answered twice
-the last line wins (as assigning into a dict would). Lines that are not numbered answers
-(prose, code fences) are ignored. Everything unusual is reported as a parse problem (also a
-"callee" with spaces outside brackets, e.g. an echoed question); the graph still holds
-exactly what the paper's parser would read.
+Under the paper's rules (TRACEEVAL.md "The answer parser: exact rules"; `tests/parity/parse.json`
+holds the release's reading of 800 answers) the response is split on "\\n" only; each line is
+stripped and read as an answer when it starts with `N.` (N any digits, no space before the dot);
+answer N belongs to the N-th ground-truth key, a later line with the same number replaces an
+earlier one; "", "none", "n/a", "no calls" and "no function calls" (any case) mean no callees,
+anything else is split on commas outside `()` and `<>`. The studio rule set (opt-in) reads more
+loosely: any line break splits lines, `2 . x` is an answer line, more words mean "no calls"
+(na, nothing, -, [], a trailing dot) and `[]` keep commas together too.
 
-`answer_lines` describes every line of a response the same way for display (which question a
-line answers, which lines are superseded, out of range or ignored, and their problems);
-`question_answers` / `unanswered_questions` list the questions with and without an answer line.
+Everything unusual is reported as a parse problem (repeated or out-of-range numbers, missing
+answers, prose where a name should be, a "no calls" word the paper reads as a callee); the graph
+still holds exactly what the rule set's parser reads. `answer_lines` describes every line the
+same way for display, from the same scan, so the two cannot disagree.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from core.model import CallGraph
+from core.rules import DEFAULT_RULES, PAPER, STUDIO
 
-ANSWER_LINE = re.compile(r"^\s*(\d+)\s*\.(.*)$")
-NO_CALLS = {"", "none", "n/a", "na", "no calls", "no function calls", "nothing", "-", "[]"}
+PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
+STUDIO_NO_CALLS = frozenset({"", "none", "n/a", "na", "no calls", "no function calls", "nothing", "-", "[]"})
+_PAPER_LINE = re.compile(r"(\d+)\.\s*(.*)")  # matched at the start of the stripped line
+_STUDIO_LINE = re.compile(r"^\s*(\d+)\s*\.(.*)$")
 
 
 @dataclass(frozen=True)
@@ -31,50 +35,39 @@ class ParsedAnswer:
     problems: tuple[str, ...]
 
 
-def parse_answer(text: str | None, keys: Sequence[str]) -> ParsedAnswer:
-    """Parse a raw response against the question keys (ground-truth callers, in key order)."""
-    if text is None or not text.strip():
-        return ParsedAnswer(CallGraph(tuple(keys), ()), ("empty response",) if keys else ())
-    answers: dict[int, str] = {}
-    problems: list[str] = []
-    for line in text.splitlines():
-        match = ANSWER_LINE.match(line)
-        if not match:
-            continue
-        number = int(match.group(1))
-        if not 1 <= number <= len(keys):
-            problems.append(_no_question(number, len(keys)))
-            continue
-        if number in answers:
-            problems.append(_given_twice(number))
-        answers[number] = match.group(2)
-    if not answers and keys:
-        problems.append("no numbered answer lines")
-    else:
-        missing = [str(n) for n in range(1, len(keys) + 1) if n not in answers]
-        if missing:
-            problems.append(f"no answer for question{'s' if len(missing) > 1 else ''} {_short_list(missing)}")
-    edges = []
-    for number, answer in sorted(answers.items()):
-        caller = keys[number - 1]
-        for callee in split_callees(answer):
-            if _looks_like_prose(callee):
-                problems.append(_prose(number, callee))
-            edges.append((caller, callee))
-    return ParsedAnswer(CallGraph.from_edges(edges, keys), tuple(problems))
+@dataclass(frozen=True)
+class _Reading:
+    """How one rule set reads a response: its lines, an answer line (number, answer, where the answer
+    starts in the line), "no calls", and the split of an answer into callees."""
+
+    lines: Callable[[str], list[str]]
+    numbered: Callable[[str], tuple[str, str, int] | None]
+    no_calls: Callable[[str], bool]
+    split: Callable[[str], list[str]]
 
 
-def split_callees(answer: str) -> list[str]:
-    """Split one answer on commas outside (), <> and []; "none"-like answers give []."""
-    if answer.strip().lower().rstrip(".") in NO_CALLS:
-        return []
-    if not any(bracket in answer for bracket in "(<["):  # the common case, and 10x faster
-        return [part.strip() for part in answer.split(",") if part.strip()]
+def _paper_numbered(line: str) -> tuple[str, str, int] | None:
+    stripped = line.strip()
+    match = _PAPER_LINE.match(stripped)
+    if match is None:
+        return None
+    return match.group(1), match.group(2).strip(), len(line) - len(line.lstrip()) + match.start(2)
+
+
+def _studio_numbered(line: str) -> tuple[str, str, int] | None:
+    match = _STUDIO_LINE.match(line)
+    return None if match is None else (match.group(1), match.group(2), match.start(2))
+
+
+def _split_at_depth_zero(answer: str, opening: str, closing: str) -> list[str]:
+    """Split on commas outside brackets; the depth never drops below 0."""
+    if not any(bracket in answer for bracket in opening):  # the common case, and 10x faster
+        return answer.split(",")
     parts, depth, current = [], 0, []
     for char in answer:
-        if char in "(<[":
+        if char in opening:
             depth += 1
-        elif char in ")>]" and depth:
+        elif char in closing and depth:
             depth -= 1
         if char == "," and depth == 0:
             parts.append("".join(current))
@@ -82,13 +75,96 @@ def split_callees(answer: str) -> list[str]:
         else:
             current.append(char)
     parts.append("".join(current))
-    return [part.strip() for part in parts if part.strip()]
+    return parts
+
+
+_READINGS = {
+    PAPER: _Reading(
+        lines=lambda text: text.split("\n"),
+        numbered=_paper_numbered,
+        no_calls=lambda answer: answer == "" or answer.lower() in PAPER_NO_CALLS,
+        split=lambda answer: [part.strip() for part in _split_at_depth_zero(answer, "(<", ")>") if part.strip()]),
+    STUDIO: _Reading(
+        lines=str.splitlines,
+        numbered=_studio_numbered,
+        no_calls=lambda answer: answer.strip().lower().rstrip(".") in STUDIO_NO_CALLS,
+        split=lambda answer: [part.strip() for part in _split_at_depth_zero(answer, "(<[", ")>]") if part.strip()]),
+}
+
+
+def split_callees(answer: str, rules: str = DEFAULT_RULES) -> list[str]:
+    """One answer's callees as the rule set reads them ([] for a "no calls" answer)."""
+    reading = _READINGS[rules]
+    return [] if reading.no_calls(answer) else reading.split(answer)
+
+
+def answer_mapping(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> dict[str, list[str]]:
+    """Exactly what the rule set's parser returns: every key, in key order, with its callees as listed
+    (a callee named twice stays twice here; edges are a set everywhere they are counted)."""
+    reading = _READINGS[rules]
+    answers = {} if text is None else _Scan(text, len(keys), reading).answers
+    return {key: split_callees(answers[number], rules) if number in answers else []
+            for number, key in enumerate(keys, start=1)}
+
+
+def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> ParsedAnswer:
+    """Parse a raw response against the question keys (ground-truth callers, in key order)."""
+    if text is None or not text.strip():
+        return ParsedAnswer(CallGraph(tuple(keys), ()), ("empty response",) if keys else ())
+    reading = _READINGS[rules]
+    scan = _Scan(text, len(keys), reading)
+    problems: list[str] = []
+    for index, (number, _) in scan.numbered.items():
+        if number is None:
+            problems.append(_unreadable_number())
+        elif not 1 <= number <= len(keys):
+            problems.append(_no_question(number, len(keys)))
+        elif scan.last[number] != index:
+            problems.append(_given_twice(number))
+    if not scan.answers and keys:
+        problems.append("no numbered answer lines")
+    else:
+        missing = [str(n) for n in range(1, len(keys) + 1) if n not in scan.answers]
+        if missing:
+            problems.append(f"no answer for question{'s' if len(missing) > 1 else ''} {_short_list(missing)}")
+    mapping: dict[str, list[str]] = {}
+    for number, answer in sorted(scan.answers.items()):
+        callees = split_callees(answer, rules)
+        problems.extend(_answer_problems(number, answer, callees, rules))
+        mapping[keys[number - 1]] = callees
+    return ParsedAnswer(CallGraph.from_dict({key: mapping.get(key, ()) for key in keys}), tuple(problems))
+
+
+class _Scan:
+    """The numbered lines of a response: `numbered` (line index -> (number or None when it cannot be read
+    as an int, answer)), `last` (question number -> the line index that answers it) and `answers`
+    (question number -> the answer that counts), for questions 1..`questions`."""
+
+    def __init__(self, text: str, questions: int, reading: _Reading):
+        self.rows = reading.lines(text)
+        self.numbered: dict[int, tuple[int | None, str]] = {}
+        self.starts: dict[int, int] = {}
+        self.last: dict[int, int] = {}
+        for index, row in enumerate(self.rows):
+            read = reading.numbered(row)
+            if read is None:
+                continue
+            digits, answer, start = read
+            try:
+                number: int | None = int(digits)
+            except ValueError:  # more digits than Python converts (4,300); the paper's script stops here
+                number = None
+            self.numbered[index] = (number, answer)
+            self.starts[index] = start
+            if number is not None and 1 <= number <= questions:
+                self.last[number] = index
+        self.answers = {number: self.numbered[index][1] for number, index in self.last.items()}
 
 
 # -- every line of a response, for display ---------------------------------------------------
 ANSWER, SUPERSEDED, OUT_OF_RANGE, IGNORED = "answer", "superseded", "out_of_range", "ignored"
 LINE_KINDS = (ANSWER, SUPERSEDED, OUT_OF_RANGE, IGNORED)
-# Lines the parser does not read although a person would: "1) a", "**1.** a", "(1) a", "[1] a", "1: a".
+# Lines the parser does not read although a person would: "1) a", "**1.** a", "(1) a", "[1] a", "1: a", "2 . a".
 _NUMBERED_LOOKALIKE = re.compile(r"^\s*(?:[-*_#>]+\s*)?[(\[]?\s*\d+\s*(?:[.)\]:]|[*_]+\s*[.):])")
 
 
@@ -100,10 +176,11 @@ class AnswerLine:
     later line answers the same question), OUT_OF_RANGE (numbered, no such question) or IGNORED
     (prose, code fences, blank lines). `callees` is what the line says (for every numbered line;
     only ANSWER lines are scored). `problems` are the parser's own problem strings that belong to
-    this line; `note` explains the line to a person and is not a parse problem.
+    this line; `note` explains the line to a person and is not a parse problem. `answer_start` is
+    where the answer begins in `text` (after the number and its dot) for numbered lines.
     """
 
-    line: int  # 1-based, as `str.splitlines` counts
+    line: int  # 1-based, counting the lines as the rule set splits them
     text: str
     kind: str
     number: int | None = None
@@ -112,6 +189,7 @@ class AnswerLine:
     problems: tuple[str, ...] = ()
     note: str = ""
     superseded_by: int | None = None  # the line that answers the question instead
+    answer_start: int = 0
 
 
 @dataclass(frozen=True)
@@ -131,44 +209,42 @@ class QuestionAnswer:
         return self.line.callees if self.line is not None else ()
 
 
-def answer_lines(text: str | None, keys: Sequence[str]) -> list[AnswerLine]:
+def answer_lines(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> list[AnswerLine]:
     """Every line of `text` with what `parse_answer` makes of it (an empty list for None).
 
-    The edges of the ANSWER lines are exactly `parse_answer(text, keys).graph`'s edges, and the
+    The edges of the ANSWER lines are exactly `parse_answer(text, keys, rules).graph`'s edges, and the
     lines' problems are its problems except the ones about the whole response ("empty response",
     "no numbered answer lines", "no answer for question ...").
     """
     if text is None:
         return []
-    rows = text.splitlines()
-    last: dict[int, int] = {}  # question number -> index of the line that answers it
-    numbered: dict[int, tuple[int, str]] = {}  # line index -> (number, answer text)
-    for index, row in enumerate(rows):
-        match = ANSWER_LINE.match(row)
-        if match:
-            numbered[index] = (int(match.group(1)), match.group(2))
-            if 1 <= numbered[index][0] <= len(keys):
-                last[numbered[index][0]] = index
+    scan = _Scan(text, len(keys), _READINGS[rules])
     out = []
-    for index, row in enumerate(rows):
-        if index not in numbered:
+    for index, row in enumerate(scan.rows):
+        if index not in scan.numbered:
             note = "not read: an answer line starts with its number and a dot, e.g. \"3. main.f\"" \
                 if _NUMBERED_LOOKALIKE.match(row) else ""
             out.append(AnswerLine(index + 1, row, IGNORED, note=note))
             continue
-        number, answer = numbered[index]
-        callees = tuple(split_callees(answer))
-        if not 1 <= number <= len(keys):
+        number, answer = scan.numbered[index]
+        callees = tuple(split_callees(answer, rules))
+        start = scan.starts[index]
+        if number is None:
+            out.append(AnswerLine(index + 1, row, IGNORED, problems=(_unreadable_number(),),
+                                  note="the number is too long to read"))
+        elif not 1 <= number <= len(keys):
             out.append(AnswerLine(index + 1, row, OUT_OF_RANGE, number, None, callees,
                                   (_no_question(number, len(keys)),),
-                                  f"there are {len(keys)} questions; this line is not scored"))
-        elif last[number] != index:
+                                  f"there are {len(keys)} questions; this line is not scored", answer_start=start))
+        elif scan.last[number] != index:
             out.append(AnswerLine(index + 1, row, SUPERSEDED, number, keys[number - 1], callees,
-                                  (_given_twice(number),), f"line {last[number] + 1} answers question {number} "
-                                  "again and is used instead", superseded_by=last[number] + 1))
+                                  (_given_twice(number),), f"line {scan.last[number] + 1} answers question {number} "
+                                  "again and is used instead", superseded_by=scan.last[number] + 1,
+                                  answer_start=start))
         else:
-            problems = tuple(_prose(number, callee) for callee in callees if _looks_like_prose(callee))
-            out.append(AnswerLine(index + 1, row, ANSWER, number, keys[number - 1], callees, problems))
+            problems = tuple(_answer_problems(number, answer, list(callees), rules))
+            out.append(AnswerLine(index + 1, row, ANSWER, number, keys[number - 1], callees, problems,
+                                  answer_start=start))
     return out
 
 
@@ -183,6 +259,14 @@ def unanswered_questions(lines: Sequence[AnswerLine], keys: Sequence[str]) -> li
     return [question.number for question in question_answers(lines, keys) if not question.answered]
 
 
+def _answer_problems(number: int, answer: str, callees: list[str], rules: str) -> list[str]:
+    problems = [_prose(number, callee) for callee in callees if _looks_like_prose(callee)]
+    if rules == PAPER and callees and _READINGS[STUDIO].no_calls(answer):
+        problems.append(f"answer {number}: {_clip(answer.strip())!r} is read as a callee, not as 'no calls' (the "
+                        "paper reads only an empty answer, none, n/a, no calls and no function calls so)")
+    return problems
+
+
 def _looks_like_prose(callee: str) -> bool:
     return any(char.isspace() for char in callee.split("(", 1)[0])
 
@@ -193,6 +277,10 @@ def _no_question(number: int, questions: int) -> str:
 
 def _given_twice(number: int) -> str:
     return f"answer {number} given twice (the last one is used)"
+
+
+def _unreadable_number() -> str:
+    return "an answer number too long to read (over 4,300 digits); the line is not scored"
 
 
 def _prose(number: int, callee: str) -> str:

@@ -19,12 +19,12 @@ from core.agreement import Agreement, agreement, agreement_by
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, Adjudication, Audit, AuditItem, EdgeRef, FinalVerdict, disagreements, \
     final_verdicts, human_model_name
-from core.metrics import Counts, count_edges, macro_average, micro_scores, sum_counts
+from core.metrics import Counts, count_edges
 from core.model import LANGUAGES
-from core.scoring import LanguageResult, NormalisedTruths, ScoreTable, Selection, TableRow, instance_counts, \
-    instance_diff, score_table
+from core.scoring import NormalisedTruths, ScoreTable, Selection, TableRow, instance_counts, instance_diff, \
+    score_table, table_row
 from core.verdicts import LABELS, REAL_CALL, Verdict
-from core.workspace import InstanceRow, Workspace
+from core.workspace import Workspace
 
 HOWS = ("adjudicated", "unanimous", "single", "disputed")
 TRUTH_CLASSES = ("TP", "FN", "truth")  # edge classes of ground-truth edges
@@ -376,20 +376,6 @@ def _corrected_counts(ws: Workspace, audit: Audit, model: str, key: str, adds: s
     moves.update(added=len(added), removed=len(removed), fp_to_tp=len(added & predicted),
                  tp_to_fp=len(removed & predicted))
     return count_edges(frozenset((truth | added) - removed), frozenset(predicted))
-
-
-def table_row(model: str, illustrative: bool, rows: Sequence[InstanceRow], counts: Mapping[str, Counts],
-              languages: Sequence[str]) -> TableRow:
-    """A score-table row from per-program counts: micro per language, macro over languages with programs."""
-    per_language = {}
-    for language in languages:
-        selected = [r for r in rows if r.language == language]
-        scored = [counts[r.key] for r in selected if r.key in counts]
-        total = sum_counts(scored)
-        per_language[language] = LanguageResult(total, micro_scores(total), len(scored),
-                                                tuple(r.id for r in selected if r.key not in counts))
-    present = {lang: res.scores for lang, res in per_language.items() if res.programs}
-    return TableRow(model, "", illustrative, per_language, macro_average(present))
 
 
 def _agreement(rows: Sequence[ItemRow]) -> AgreementSummary:

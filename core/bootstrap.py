@@ -17,23 +17,27 @@ METRICS = ("precision", "recall", "f1")
 
 def bootstrap_intervals(samples: Mapping[str, Sequence[Counts]], confidence: float = 0.95,
                         resamples: int = 1000, seed: int = 0) -> dict[str, dict[str, tuple[float, float]]]:
-    """{language | "average": {metric: (low, high)}}; languages with no programs are left out."""
+    """{language | "average": {metric: (low, high)}}. A language with no programs has no interval of its
+    own and counts 0 in the average, as it does in the paper's Average."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     rng = np.random.default_rng(seed)
     per_language: dict[str, dict[str, np.ndarray]] = {}
+    unscored = set()
     for language, counts in samples.items():
         if not counts:
+            unscored.add(language)
+            per_language[language] = {m: np.zeros(resamples) for m in METRICS}
             continue
         table = np.array([(c.tp, c.fp, c.fn) for c in counts], dtype=np.int64)
         picks = rng.integers(0, len(table), size=(resamples, len(table)))
         tp, fp, fn = (table[:, column][picks].sum(axis=1) for column in range(3))
         per_language[language] = _prf(tp, fp, fn)
-    if not per_language:
+    if len(unscored) == len(per_language):
         return {}
     low_q, high_q = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
     out = {language: {m: _interval(values[m], low_q, high_q) for m in METRICS}
-           for language, values in per_language.items()}
+           for language, values in per_language.items() if language not in unscored}
     out["average"] = {m: _interval(np.mean([v[m] for v in per_language.values()], axis=0), low_q, high_q)
                       for m in METRICS}
     return out

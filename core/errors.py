@@ -35,3 +35,7 @@ class AuditError(TraceEvalError):
 
 class BuildError(TraceEvalError):
     """A repository, build option or build output folder that cannot be used to build instances."""
+
+
+class ReleaseError(TraceEvalError):
+    """The user's TraceEval release checkout cannot be used (not found, unreadable templates, bad archive)."""

@@ -1,7 +1,8 @@
 """Read model results: the released `<slug>_<language>_t0.0_r0.json` files and a simple JSONL.
 
-JSONL lines are `{"instance_id", "model", "prediction": {caller: [callees]}}` or with
-`"raw_response"` instead (parsed with the TraceEval answer parser); `"language"` is optional
+In a released file the stored `prediction` is what counts, as in the paper's metric (a record
+without one scores as empty). JSONL lines are `{"instance_id", "model", "prediction": {caller:
+[callees]}}` or with `"raw_response"` instead (parsed with the paper's answer parser); `"language"` is optional
 (needed only when an id exists in two languages), as are `prompt_hash`, `tokens_in`,
 `tokens_out`, `latency_s` and `cost_usd`. A malformed record is kept with its problem and
 scores as an empty prediction, as the paper does; an unreadable line or file is a Problem.
@@ -36,6 +37,7 @@ class ResultRecord:
     extras: dict = field(default_factory=dict)
     where: str = ""  # file (and line) it came from
     problem: str = ""  # why the record itself is malformed
+    released: bool = False  # from a released results file, where only `prediction` is scored
 
 
 @dataclass
@@ -84,20 +86,25 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
     """Build the Prediction for a record matched to an instance whose ground-truth keys are `keys`.
 
     A stored `prediction` is used as is (that is what the released metric script scores); the raw
-    response, when present, is parsed too, and any difference is reported as a problem.
+    response, when present, is parsed too, and any difference is reported as a problem. A released
+    record without `prediction` is scored as empty (as the paper's script scores it); elsewhere the
+    raw response is parsed.
     """
     problems: list[str] = [record.problem] if record.problem else []
     parsed = parse_answer(record.raw_response, keys) if record.raw_response is not None else None
     if parsed is not None:
         problems.extend(parsed.problems)
     if record.prediction is not None:
-        graph, shape_problem = _graph_from_stored(record.prediction)
-        if shape_problem:
-            problems.append(shape_problem)
-        if parsed is not None and not shape_problem and parsed.graph.edge_set != graph.edge_set:
+        graph, shape_problems = _graph_from_stored(record.prediction)
+        problems.extend(shape_problems)
+        if parsed is not None and not shape_problems and parsed.graph.edge_set != graph.edge_set:
             changed = len(parsed.graph.edge_set ^ graph.edge_set)
             problems.append(f"stored prediction differs from the parsed raw_response in {changed} "
                             "edge(s); the stored one is scored")
+    elif parsed is not None and record.released:
+        graph = CallGraph(tuple(keys), ())
+        problems.append('no "prediction" in the record: scored as empty, as the paper\'s metric scores it (the raw '
+                        "response is kept; the studio rules read it)")
     elif parsed is not None:
         graph = parsed.graph
     else:
@@ -131,7 +138,7 @@ def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
             records.append(ResultRecord(program_id, model_name, language, where=where,
                                         problem=f"record is {type(entry).__name__}, not an object"))
             continue
-        records.append(_record(program_id, model_name, language, entry, where))
+        records.append(_record(program_id, model_name, language, entry, where, released=True))
     return ResultsFile(path, records, metadata, problems)
 
 
@@ -161,7 +168,8 @@ def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
     return ResultsFile(path, records, {}, problems)
 
 
-def _record(program_id: str, model: str, language: str | None, entry: dict, where: str) -> ResultRecord:
+def _record(program_id: str, model: str, language: str | None, entry: dict, where: str,
+            released: bool = False) -> ResultRecord:
     raw = entry.get("raw_response")
     problem = ""
     if raw is not None and not isinstance(raw, str):
@@ -169,21 +177,46 @@ def _record(program_id: str, model: str, language: str | None, entry: dict, wher
     extras = {key: entry[key] for key in OPTIONAL_NUMBERS if isinstance(entry.get(key), (int, float))}
     if isinstance(entry.get("prompt_hash"), str):
         extras["prompt_hash"] = entry["prompt_hash"]
-    return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem)
+    return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem, released)
 
 
-def _graph_from_stored(stored: object) -> tuple[CallGraph, str]:
+def _graph_from_stored(stored: object) -> tuple[CallGraph, list[str]]:
+    """The edges the paper's metric reads from a stored `{caller: [callees]}`: every callee as written
+    (blank ones too); a caller whose value is not a list has none; a callee that is a JSON number,
+    boolean or null is an edge too (it can only be a false positive), kept as `NOT_A_STRING`."""
     if not isinstance(stored, dict):
-        return CallGraph(), f"prediction is {type(stored).__name__}, not an object; scored as empty"
-    clean: dict[str, list[str]] = {}
-    problem = ""
+        return CallGraph(), [f"prediction is {type(stored).__name__}, not an object; scored as empty"]
+    keys, edges, problems = [], [], {}
     for caller, callees in stored.items():
-        if isinstance(callees, list) and all(isinstance(c, str) for c in callees):
-            clean[caller] = [c for c in callees if c.strip()]
-        else:
-            problem = f'callees of "{caller}" are not a list of strings; that caller is scored as empty'
-            clean[caller] = []
-    return CallGraph.from_dict(clean), problem
+        keys.append(caller)
+        if not isinstance(callees, list):
+            problems.setdefault("list", f'callees of "{caller}" are {type(callees).__name__}, not a list; that '
+                                        "caller has no edges (as the paper scores it)")
+            continue
+        for callee in callees:
+            if isinstance(callee, str):
+                edges.append((caller, callee))
+            elif isinstance(callee, (list, dict)):
+                problems.setdefault("nested", f'a callee of "{caller}" is a JSON {type(callee).__name__}; left out '
+                                              "(the paper's script stops with an error on such a record)")
+            else:
+                edges.append((caller, not_a_string(callee)))
+                problems.setdefault("scalar", f'a callee of "{caller}" is {json.dumps(callee)}, not a string; '
+                                              "scored as a wrong edge (as the paper does)")
+    return CallGraph.from_edges(edges, keys), list(problems.values())
+
+
+NOT_A_STRING = "{} (not a string)"
+
+
+def not_a_string(value: object) -> str:
+    """The name a JSON number, boolean or null stands as: equal values (1, 1.0, true) share one name,
+    as they are one element of the paper's edge set."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, bool):
+        value = int(value)
+    return NOT_A_STRING.format(json.dumps(value))
 
 
 def _model_name(metadata: dict, named: re.Match | None, path: Path) -> str:

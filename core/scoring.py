@@ -1,8 +1,14 @@
 """Score models stored in a workspace: per-instance counts (cached), the paper table, slices.
 
-Ground truth and predictions are normalised the same way; each (model, instance, scoring)
-count is cached in the workspace, keyed by the normalisation modes and a hash of the scoring
-code so a fixed normaliser never serves stale numbers.
+Ground truth and predictions are read under one rule set (`core.rules`, the paper's by default)
+and normalised the same way; each (model, instance, scoring) count is cached in the workspace,
+keyed by the rule set, the normalisation modes and a hash of the scoring code, so a fixed
+normaliser never serves stale numbers and paper and studio numbers never mix.
+
+The table follows the paper (TRACEEVAL.md "Metric (paper parity)"): TP/FP/FN summed per
+language, and Average = the unweighted mean of the selected languages' P, R and F1, a language
+with no scored program counting 0 as a language without a results file does in the release.
+Rows grouped by split or repository average only the languages the group has programs in.
 """
 from __future__ import annotations
 
@@ -11,18 +17,20 @@ import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from core.bootstrap import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
-from core.model import LANGUAGES
+from core.answers import parse_answer
+from core.model import LANGUAGES, CallGraph, Prediction
 from core.normalise import MODES, normalise_edges
+from core.rules import DEFAULT_RULES, PAPER, rules_title
 from core.workspace import InstanceRow, Workspace
 
 GROUPINGS = ("split", "repo")
 # What SCORER_VERSION hashes, as globs in core/ (packaging/traceeval-studio.spec ships these as files).
-SCORING_SOURCES = ("normalise*.py", "metrics.py", "scoring.py")
+SCORING_SOURCES = ("normalise*.py", "metrics.py", "scoring.py", "answers.py", "rules.py")
 
 
 def _code_hash() -> str:
@@ -65,8 +73,9 @@ class TableRow:
     group: str  # "" when not grouped, else the split or repository
     illustrative: bool
     languages: dict[str, LanguageResult]
-    average: Scores  # macro over the languages that have scored programs
+    average: Scores  # the mean over `averaged`
     average_ci: dict[str, tuple[float, float]] | None = None
+    averaged: tuple[str, ...] = ()  # the languages the average is over (an unscored one counts 0)
 
 
 @dataclass
@@ -79,6 +88,11 @@ class ScoreTable:
     programs: dict[str, int] = field(default_factory=dict)  # selected programs per language
     instance_rule: str = INSTANCE_RULE
     confidence: float | None = None
+    rules: str = DEFAULT_RULES
+
+    @property
+    def rules_title(self) -> str:
+        return rules_title(self.rules)
 
 
 def default_split(ws: Workspace) -> str | None:
@@ -86,27 +100,30 @@ def default_split(ws: Workspace) -> str | None:
     return "test" if "test" in ws.split_names() else None
 
 
-def scoring_key(modes: Iterable[str]) -> str:
-    return f"{SCORER_VERSION}|{','.join(sorted(modes)) or 'none'}"
+def scoring_key(modes: Iterable[str], rules: str = DEFAULT_RULES) -> str:
+    return f"{SCORER_VERSION}|{rules}|{','.join(sorted(modes)) or 'none'}"
 
 
 class NormalisedTruths:
     """Ground-truth edge sets normalised once per instance, shared by every model scored."""
 
-    def __init__(self, ws: Workspace, modes: frozenset[str]):
-        self.ws, self.modes, self.edges = ws, modes, {}
+    def __init__(self, ws: Workspace, modes: frozenset[str], rules: str = DEFAULT_RULES):
+        self.ws, self.modes, self.rules, self.edges = ws, modes, rules, {}
+        self.keys: dict[str, tuple[str, ...]] = {}  # the question keys, for rule sets that re-read answers
 
     def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:
         needed = [k for k in keys if k not in self.edges]
         for key, mapping in self.ws.ground_truth_mappings(needed).items():
-            self.edges[key] = normalise_edges(mapping_pairs(mapping), languages[key], self.modes)
+            self.edges[key] = normalise_edges(mapping_pairs(mapping), languages[key], self.modes, self.rules)
+            if self.rules != PAPER:
+                self.keys[key] = tuple(mapping)
         return self.edges
 
 
 def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
-                    truths: NormalisedTruths | None = None) -> dict[str, Counts]:
+                    truths: NormalisedTruths | None = None, rules: str = DEFAULT_RULES) -> dict[str, Counts]:
     """Counts for every selected instance the model has a prediction for (cached in the workspace)."""
-    key = scoring_key(modes)
+    key = scoring_key(modes, rules)
     cached = ws.cached_counts(model, key)
     languages = {r.key: r.language for r in rows}
     missing_keys = [k for k in languages if k not in cached]
@@ -117,12 +134,29 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         predictions = ws.prediction_mappings(model)
         todo = [k for k in missing_keys if k in predictions]
         if todo:
-            truth = (truths or NormalisedTruths(ws, modes))(todo, languages)
-            fresh = {k: count_edges(truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes))
+            truths = truths or NormalisedTruths(ws, modes, rules)
+            truth = truths(todo, languages)
+            if rules != PAPER:  # the rule set reads the raw responses itself
+                raw = ws.raw_responses(model, todo)
+                predictions = {k: _reread(predictions[k], raw.get(k), truths.keys[k], rules) for k in todo}
+            fresh = {k: count_edges(truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes,
+                                                              rules))
                      for k in todo}
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
     return {k: cached[k] for k in languages if k in cached}
+
+
+def scored_graph(prediction: Prediction, keys: Sequence[str], rules: str = DEFAULT_RULES) -> CallGraph:
+    """The graph a rule set scores for a prediction: the stored one under the paper's rules (what the
+    release scores), the rule set's own reading of the raw response otherwise (when there is one)."""
+    if rules == PAPER or prediction.raw_response is None:
+        return prediction.graph
+    return parse_answer(prediction.raw_response, keys, rules).graph
+
+
+def _reread(stored: dict[str, list[str]], raw: str | None, keys: Sequence[str], rules: str) -> dict[str, list[str]]:
+    return stored if raw is None else parse_answer(raw, keys, rules).graph.to_dict()
 
 
 def mapping_pairs(mapping: dict[str, list[str]]):
@@ -132,37 +166,47 @@ def mapping_pairs(mapping: dict[str, list[str]]):
 
 def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: Selection = Selection(),
                 modes: Iterable[str] = MODES, group_by: str | None = None, confidence: float | None = None,
-                resamples: int = 1000, seed: int = 0) -> ScoreTable:
+                resamples: int = 1000, seed: int = 0, rules: str = DEFAULT_RULES) -> ScoreTable:
     """The paper table: one row per model (and group), P/R/F1 per language (micro) and their average."""
     modes = frozenset(modes)
     all_models = {m.name: m for m in ws.models()}
     names = list(models) if models is not None else sorted(all_models)
     rows = selection.rows(ws)
     languages = tuple(lang for lang in selection.languages if lang in LANGUAGES)
-    table = ScoreTable([], languages, modes, selection, group_by, confidence=confidence,
+    table = ScoreTable([], languages, modes, selection, group_by, confidence=confidence, rules=rules,
                        programs={lang: sum(r.language == lang for r in rows) for lang in languages})
-    truths = NormalisedTruths(ws, modes)
+    truths = NormalisedTruths(ws, modes, rules)
     for name in names:
-        counts = instance_counts(ws, name, rows, modes, truths)
+        counts = instance_counts(ws, name, rows, modes, truths, rules)
         illustrative = all_models[name].illustrative if name in all_models else False
         for group, group_rows in _groups(rows, group_by):
-            table.rows.append(_table_row(name, group, illustrative, group_rows, counts, languages,
-                                         confidence, resamples, seed))
+            averaged = languages if group_by is None else tuple(sorted({r.language for r in group_rows},
+                                                                      key=languages.index))
+            table.rows.append(table_row(name, illustrative, group_rows, counts, languages, averaged, group,
+                                        confidence, resamples, seed))
     return table
 
 
-def instance_diff(ws: Workspace, model: str, instance_key: str, modes: Iterable[str] = MODES) -> EdgeDiff | None:
+def instance_diff(ws: Workspace, model: str, instance_key: str, modes: Iterable[str] = MODES,
+                  rules: str = DEFAULT_RULES) -> EdgeDiff | None:
     """TP/FP/FN edges (after normalisation) of one model on one instance, or None without a prediction."""
     modes = frozenset(modes)
     prediction = ws.predictions(model, [instance_key]).get(instance_key)
     instance = ws.instance(instance_key)
     if prediction is None or instance is None:
         return None
-    return diff_edges(normalise_edges(instance.ground_truth.edges, instance.language, modes),
-                      normalise_edges(prediction.graph.edges, instance.language, modes))
+    truth = instance.ground_truth
+    return diff_edges(normalise_edges(truth.edges, instance.language, modes, rules),
+                      normalise_edges(scored_graph(prediction, truth.keys, rules).edges, instance.language, modes,
+                                      rules))
 
 
-def _table_row(model, group, illustrative, rows, counts, languages, confidence, resamples, seed) -> TableRow:
+def table_row(model: str, illustrative: bool, rows: Sequence[InstanceRow], counts: Mapping[str, Counts],
+              languages: Sequence[str], averaged: Sequence[str] | None = None, group: str = "",
+              confidence: float | None = None, resamples: int = 1000, seed: int = 0) -> TableRow:
+    """A table row from per-program counts: micro P/R/F1 per language; the Average is the mean over
+    `averaged` (default: every language of `languages`, an unscored one counting 0, as in the paper)."""
+    averaged = tuple(languages if averaged is None else averaged)
     per_language: dict[str, LanguageResult] = {}
     samples: dict[str, list[Counts]] = {}
     for language in languages:
@@ -172,14 +216,14 @@ def _table_row(model, group, illustrative, rows, counts, languages, confidence, 
         total = sum_counts(scored)
         per_language[language] = LanguageResult(total, micro_scores(total), len(scored), missing)
         samples[language] = scored
-    present = {lang: res.scores for lang, res in per_language.items() if res.programs}
     average_ci = None
     if confidence:
-        intervals = bootstrap_intervals({lang: samples[lang] for lang in present}, confidence, resamples,
+        intervals = bootstrap_intervals({lang: samples[lang] for lang in averaged}, confidence, resamples,
                                         seed=_seed(seed, model, group))
         per_language = {lang: (_with_ci(res, intervals.get(lang))) for lang, res in per_language.items()}
         average_ci = intervals.get("average")
-    return TableRow(model, group, illustrative, per_language, macro_average(present), average_ci)
+    return TableRow(model, group, illustrative, per_language,
+                    macro_average({lang: per_language[lang].scores for lang in averaged}), average_ci, averaged)
 
 
 def _with_ci(result: LanguageResult, ci) -> LanguageResult:

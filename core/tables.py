@@ -1,7 +1,9 @@
 """Render a ScoreTable in the paper's layout: text, Markdown, LaTeX, CSV or JSON.
 
-Percentages with one decimal, as in the paper. Illustrative models are marked with a dagger,
-and every model with programs lacking a result is named in a footnote (nothing silently dropped).
+Percentages with one decimal, as in the paper. Every rendering names its rule set ("paper rules"
+or "studio rules, not the paper's") in its header. Illustrative models are marked with a dagger,
+every model with programs lacking a result is named in a footnote (nothing silently dropped), and
+so is a language that has no scored program but counts 0 in the Average, as in the paper.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ def describe_selection(table: ScoreTable) -> str:
     programs = ", ".join(f"{LANGUAGE_TITLES[lang]} {n:,}" for lang, n in table.programs.items())
     modes = ", ".join(sorted(table.modes)) if table.modes else "off"
     ci = f"; {table.confidence:.0%} bootstrap CI over programs" if table.confidence else ""
-    return f"{split}{repo} ({programs} programs); normalisation: {modes}{ci}"
+    return f"{table.rules_title}; {split}{repo} ({programs} programs); normalisation: {modes}{ci}"
 
 
 def footnotes(table: ScoreTable) -> list[str]:
@@ -39,11 +41,15 @@ def footnotes(table: ScoreTable) -> list[str]:
     if any(row.illustrative for row in table.rows):
         notes.append(f"{DAGGER} illustrative answers written by hand for the demo, not real model output")
     for row in table.rows:
+        where = f" [{row.group}]" if row.group else ""
+        unscored = [LANGUAGE_TITLES[lang] for lang in row.averaged if not row.languages[lang].programs]
+        if unscored and len(unscored) < len(row.averaged):
+            notes.append(f"{row.model}{where}: no scored {' or '.join(unscored)} program; it counts 0 in the "
+                         "Average (the mean over the languages, as in the paper)")
         for language, result in row.languages.items():
             if result.missing:
                 shown = ", ".join(result.missing[:5]) + (f" and {len(result.missing) - 5} more"
                                                          if len(result.missing) > 5 else "")
-                where = f" [{row.group}]" if row.group else ""
                 notes.append(f"{row.model}{where}: {len(result.missing)} {LANGUAGE_TITLES[language]} "
                              f"program(s) without a result, not scored: {shown}")
     return notes
@@ -74,10 +80,11 @@ def _cells(table: ScoreTable, row: TableRow, with_ci: bool) -> list[str]:
 
 
 def _scores_of(row: TableRow, column: str) -> tuple[Scores, dict | None, bool]:
+    """(scores, interval, shown): a language counted in the Average is shown even when unscored (0)."""
     if column == "average":
-        return row.average, row.average_ci, any(r.programs for r in row.languages.values())
+        return row.average, row.average_ci, any(row.languages[lang].programs for lang in row.averaged)
     result: LanguageResult = row.languages[column]
-    return result.scores, result.ci, result.programs > 0
+    return result.scores, result.ci, result.programs > 0 or column in row.averaged
 
 
 def _label(row: TableRow) -> str:
@@ -169,7 +176,7 @@ def _csv(table: ScoreTable) -> str:
     header = ["model", "group", "illustrative"]
     for language in table.languages:
         header += [f"{language}_{k}" for k in ("programs", "missing", "tp", "fp", "fn", "precision", "recall", "f1")]
-    header += ["average_precision", "average_recall", "average_f1"]
+    header += ["average_precision", "average_recall", "average_f1", "rules", "normalisation"]
     writer.writerow(header)
     for row in table.rows:
         values = [row.model, row.group, int(row.illustrative)]
@@ -177,7 +184,8 @@ def _csv(table: ScoreTable) -> str:
             r = row.languages[language]
             values += [r.programs, len(r.missing), r.counts.tp, r.counts.fp, r.counts.fn,
                        f"{r.scores.precision:.6f}", f"{r.scores.recall:.6f}", f"{r.scores.f1:.6f}"]
-        values += [f"{row.average.precision:.6f}", f"{row.average.recall:.6f}", f"{row.average.f1:.6f}"]
+        values += [f"{row.average.precision:.6f}", f"{row.average.recall:.6f}", f"{row.average.f1:.6f}",
+                   table.rules, ",".join(sorted(table.modes)) or "none"]
         writer.writerow(values)
     return buffer.getvalue()
 
@@ -189,7 +197,8 @@ def table_to_dict(table: ScoreTable) -> dict:
     return {
         "selection": {"languages": list(table.languages), "split": table.selection.split,
                       "repo": table.selection.repo, "programs": table.programs},
-        "normalisation": sorted(table.modes), "group_by": table.group_by, "confidence": table.confidence,
+        "rules": table.rules, "normalisation": sorted(table.modes), "group_by": table.group_by,
+        "confidence": table.confidence,
         "scorer_version": SCORER_VERSION, "instance_rule": table.instance_rule,
         "rows": [{
             "model": row.model, "group": row.group, "illustrative": row.illustrative,
@@ -197,7 +206,7 @@ def table_to_dict(table: ScoreTable) -> dict:
                                  "fp": r.counts.fp, "fn": r.counts.fn, **scores(r.scores),
                                  **({"ci": {k: list(v) for k, v in r.ci.items()}} if r.ci else {})}
                           for lang, r in row.languages.items()},
-            "average": {**scores(row.average),
+            "average": {**scores(row.average), "languages": list(row.averaged),
                         **({"ci": {k: list(v) for k, v in row.average_ci.items()}} if row.average_ci else {})},
         } for row in table.rows],
     }

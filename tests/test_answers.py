@@ -1,4 +1,6 @@
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -8,14 +10,59 @@ from core.answers import (
     OUT_OF_RANGE,
     SUPERSEDED,
     answer_lines,
+    answer_mapping,
     parse_answer,
     question_answers,
     split_callees,
     unanswered_questions,
 )
 from core.model import CallGraph
+from core.rules import PAPER, RULE_SETS, STUDIO
 
 KEYS = ("main", "main.a", "main.b", "pkg.C:m(int,int)")
+PARSE_VECTORS = json.loads((Path(__file__).parent / "parity" / "parse.json").read_text(encoding="utf-8"))["vectors"]
+
+
+def test_every_parse_vector_reads_as_the_release_reads_it():
+    """800 answers with the graph the release's parser returns (duplicates and order included)."""
+    wrong = [(vector["response"], answer_mapping(vector["response"], vector["keys"]), vector["expected"])
+             for vector in PARSE_VECTORS if answer_mapping(vector["response"], vector["keys"]) != vector["expected"]]
+    assert not wrong, f"{len(wrong)} of {len(PARSE_VECTORS)} differ, first: {wrong[0]!r}"
+    for vector in PARSE_VECTORS:
+        assert parse_answer(vector["response"], vector["keys"]).graph == CallGraph.from_dict(vector["expected"])
+
+
+@pytest.mark.parametrize(("answer", "callees"), [
+    ("na", ["na"]), ("nothing", ["nothing"]), ("-", ["-"]), ("[]", ["[]"]), ("None.", ["None."]),
+    ("NONE", []), ("No Function Calls", []), ("n/a", []), ("", []), ("none, main.a", ["none", "main.a"]),
+    ("a[0, 1], b", ["a[0", "1]", "b"]), ("m(int, int), Map<K, V>", ["m(int, int)", "Map<K, V>"]),
+])
+def test_the_paper_reads_only_five_answers_as_no_calls_and_splits_outside_round_and_angle_brackets(answer, callees):
+    assert split_callees(answer) == callees
+
+
+def test_paper_lines_split_on_newline_only_and_need_the_dot_right_after_the_number():
+    text = "1. main.a\x0b2. main.b\u20283. main.c\r\n  2 . main.d\n\u0664. main.e\n**3.** main.f"
+    assert answer_mapping(text, KEYS) == {"main": ["main.a\x0b2. main.b\u20283. main.c"], "main.a": [],
+                                          "main.b": [], "pkg.C:m(int,int)": ["main.e"]}
+    lines = answer_lines(text, KEYS)
+    assert [line.kind for line in lines] == [ANSWER, IGNORED, ANSWER, IGNORED]
+    assert lines[1].note and lines[3].note  # "2 . x" and "**3.**" look numbered but are not read
+
+
+def test_a_no_calls_word_the_paper_reads_as_a_callee_is_a_parse_problem():
+    parsed = parse_answer("1. nothing\n2. None.\n3. none\n4. -", KEYS)
+    assert parsed.graph.edges == (("main", "nothing"), ("main.a", "None."), ("pkg.C:m(int,int)", "-"))
+    assert [p.split(":")[0] for p in parsed.problems] == ["answer 1", "answer 2", "answer 4"]
+    assert "read as a callee, not as 'no calls'" in parsed.problems[0]
+    assert parse_answer("1. nothing\n2. None.\n3. none\n4. -", KEYS, STUDIO).problems == ()
+
+
+def test_an_answer_number_too_long_for_int_is_a_problem_not_a_crash():
+    parsed = parse_answer("9" * 5000 + ". main.a\n1. main.b", KEYS)
+    assert parsed.graph.edges == (("main", "main.b"),)
+    assert any("too long to read" in problem for problem in parsed.problems)
+    assert answer_lines("9" * 5000 + ". main.a", KEYS)[0].kind == IGNORED
 
 
 def test_numbered_lines_map_to_keys_in_order():
@@ -47,10 +94,12 @@ def test_empty_and_unparseable_responses():
 
 
 def test_split_keeps_commas_inside_brackets():
-    assert split_callees(" a.B:m(int, java.lang.String), Map<K, V>:get(), c ") == [
-        "a.B:m(int, java.lang.String)", "Map<K, V>:get()", "c"]
-    assert split_callees("None.") == [] and split_callees("no calls") == [] and split_callees("") == []
-    assert split_callees("a,,b,") == ["a", "b"]
+    for rules in RULE_SETS:
+        assert split_callees(" a.B:m(int, java.lang.String), Map<K, V>:get(), c ", rules) == [
+            "a.B:m(int, java.lang.String)", "Map<K, V>:get()", "c"]
+        assert split_callees("no calls", rules) == [] and split_callees("", rules) == []
+        assert split_callees("a,,b,", rules) == ["a", "b"]
+    assert split_callees("None.", STUDIO) == [] and split_callees("a[0, 1]", STUDIO) == ["a[0, 1]"]
 
 
 def test_prose_in_an_answer_line_is_kept_but_reported():
@@ -85,16 +134,20 @@ def _edges(lines):
             for callee in line.callees]
 
 
-@pytest.mark.parametrize("text", VARIED)
-def test_answer_lines_agree_with_parse_answer(text):
-    lines = answer_lines(text, KEYS)
-    parsed = parse_answer(text, KEYS)
+@pytest.mark.parametrize("rules", RULE_SETS)
+@pytest.mark.parametrize("text", VARIED + [vector["response"] for vector in PARSE_VECTORS[:60]])
+def test_answer_lines_agree_with_parse_answer(text, rules):
+    lines = answer_lines(text, KEYS, rules)
+    parsed = parse_answer(text, KEYS, rules)
     assert CallGraph.from_edges(_edges(lines), KEYS) == parsed.graph
-    assert [line.line for line in lines] == list(range(1, len(text.splitlines()) + 1))
-    assert [line.text for line in lines] == text.splitlines()
+    rows = text.split("\n") if rules == PAPER else text.splitlines()
+    assert [line.line for line in lines] == list(range(1, len(rows) + 1))
+    assert [line.text for line in lines] == rows
     line_problems = Counter(problem for line in lines for problem in line.problems)
     whole = Counter(p for p in parsed.problems if p.startswith(WHOLE_RESPONSE_PROBLEMS))
     assert line_problems + whole == Counter(parsed.problems)
+    if not text.strip():
+        return
     missing = unanswered_questions(lines, KEYS)
     if len(missing) < len(KEYS):  # the parser names the missing questions when anything was answered
         named = [p for p in parsed.problems if p.startswith("no answer for question")]
@@ -129,7 +182,7 @@ def test_prose_callees_are_problems_of_their_line():
 def test_lines_that_look_numbered_but_are_not_read_get_a_note():
     lines = answer_lines("**1.** main.a\n1) main.b\n- 2. main.c\n(3) main.d\nThe 2 calls are:\n", KEYS)
     assert all(line.kind == IGNORED and not line.problems for line in lines)
-    assert [bool(line.note) for line in lines] == [True, True, True, True, False]
+    assert [bool(line.note) for line in lines] == [True, True, True, True, False, False]  # the last line is ""
 
 
 def test_questions_list_their_answer_line_or_none():

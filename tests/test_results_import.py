@@ -44,9 +44,25 @@ def test_released_format_uses_stored_prediction_and_checks_raw_response(ws, tmp_
         "no answer for question 4",
         "stored prediction differs from the parsed raw_response in 2 edge(s); the stored one is scored")
     only_raw = stored["python/cli_0003"]  # the python one: the file says python
-    assert only_raw.graph.edges == (("main", "main.run"),)
-    assert only_raw.parse_problems == ("no answer for questions 2, 3, 4, 5",)
+    assert only_raw.graph.edges == ()  # the paper's metric scores a released record's "prediction" only
+    assert only_raw.raw_response == "1. main.run"
+    assert only_raw.parse_problems[0] == "no answer for questions 2, 3, 4, 5"
+    assert only_raw.parse_problems[1].startswith('no "prediction" in the record: scored as empty')
     assert only_raw.source == "gpt-x_python_t0.0_r0.json#cli_0003"
+
+
+def test_a_stored_prediction_is_read_as_the_paper_reads_it(ws, tmp_path):
+    """Blank callees and JSON scalars are edges (wrong ones); a caller whose value is not a list has none."""
+    path = released_file(tmp_path, results={"p_0001": {"prediction": {
+        "main": ["main.run", "", " main.run ", 7, 7.0, True, None, ["x"]], "main.run": "main.helper"}}})
+    import_results(ws, [path])
+    prediction = ws.predictions("gpt-x")["python/p_0001"]
+    assert prediction.graph.edges == (("main", "main.run"), ("main", ""), ("main", " main.run "),
+                                      ("main", "7 (not a string)"), ("main", "1 (not a string)"),
+                                      ("main", "null (not a string)"))
+    assert [p.split(";")[0] for p in prediction.parse_problems] == [
+        'a callee of "main" is 7, not a string', 'a callee of "main" is a JSON list',
+        'callees of "main.run" are str, not a list']
 
 
 def test_jsonl_with_raw_responses_and_bad_lines(ws, tmp_path):

@@ -263,14 +263,14 @@ def test_the_new_audit_dialog_reports_errors_inline(window, state, qtbot):
     assert dialog.model != ""  # a population of a model's errors picks a model
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("illustrative-weak"))
     dialog.margin_radio.setChecked(True)
-    qtbot.waitUntil(lambda: "73</b> false positives of illustrative-weak" in dialog.summary_label.text())
-    assert f"sample <b>{sample_size_for_margin(0.05, 73)}</b> for ±5 % at 95%" in dialog.summary_label.text()
+    qtbot.waitUntil(lambda: "75</b> false positives of illustrative-weak" in dialog.summary_label.text())
+    assert f"sample <b>{sample_size_for_margin(0.05, 75)}</b> for ±5 % at 95%" in dialog.summary_label.text()
     create(dialog, qtbot)
     assert dialog.result() == 0 and "already exists" in dialog.error_label.text()
     dialog.name_edit.setText("by margin")
     create(dialog, qtbot)
     assert dialog.result() == 1 and dialog.audit.margin == 0.05
-    assert dialog.audit.size == sample_size_for_margin(0.05, 73)
+    assert dialog.audit.size == sample_size_for_margin(0.05, 75)
 
 
 def create(dialog, qtbot):

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QS
     QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
-from core.answers import ANSWER, ANSWER_LINE, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
+from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
 from traceeval_gui.views.code_view import line_tints
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 
@@ -116,9 +116,7 @@ class AnswerLineHighlighter(QSyntaxHighlighter):
         elif line.kind == SUPERSEDED:
             self.setFormat(0, len(text), self._struck)
         else:
-            match = ANSWER_LINE.match(text)
-            prefix = match.start(2) if match else 0
-            self.setFormat(0, prefix, self._number if line.kind == ANSWER else self._warning_number)
+            self.setFormat(0, line.answer_start, self._number if line.kind == ANSWER else self._warning_number)
 
 
 class _MarginView(QWidget):
