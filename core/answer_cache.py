@@ -1,8 +1,9 @@
 """The response cache: one SQLite file shared by all workspaces, keyed by prompt and decoding.
 
 Only successful HTTP answers are kept (an empty answer is a successful one). The key covers the
-prompt hash, the endpoint URL, the model id, the temperature and the token limit, so a changed
-prompt text or setting never reuses an old answer. The cache is a convenience: when its file is
+prompt hash (both messages and the wording's tag, a release's sha256), the endpoint URL, the
+model id, the temperature and the token limit, so a changed prompt text, release or setting never
+reuses an old answer; each answer also records its prompt's wording tag. The cache is a convenience: when its file is
 corrupt or unwritable a warning is logged and the run goes on without it.
 """
 from __future__ import annotations
@@ -10,17 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.endpoints import RunSettings
+from core.user_folders import cache_dir
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
 
-CACHE_DIR_ENV = "TRACEEVAL_CACHE_DIR"
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,11 @@ class CachedAnswer:
     tokens_out: int | None = None
     latency_s: float | None = None
     created_at: str = ""
+    prompt_wording: str = ""  # `PromptWording.tag` of the prompt answered
 
 
 def default_cache_path() -> Path:
-    if os.environ.get(CACHE_DIR_ENV):
-        return Path(os.environ[CACHE_DIR_ENV]) / "answers.sqlite"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return Path(base) / "traceeval-studio" / "answers.sqlite"
+    return cache_dir() / "answers.sqlite"
 
 
 def cache_key(prompt_hash: str, settings: RunSettings) -> str:
@@ -58,6 +56,8 @@ class AnswerCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("create table if not exists answers (key text primary key, content text, "
                        "finish_reason text, tokens_in integer, tokens_out integer, latency_s real, created_at text)")
+            if "prompt_wording" not in {row[1] for row in db.execute("pragma table_info(answers)")}:
+                db.execute("alter table answers add column prompt_wording text not null default ''")
             db.commit()
             self._db = db
         except (OSError, sqlite3.Error) as error:
@@ -71,8 +71,8 @@ class AnswerCache:
         if self._db is None:
             return None
         try:
-            row = self._db.execute("select content, finish_reason, tokens_in, tokens_out, latency_s, created_at "
-                                   "from answers where key = ?", [key]).fetchone()
+            row = self._db.execute("select content, finish_reason, tokens_in, tokens_out, latency_s, created_at, "
+                                   "prompt_wording from answers where key = ?", [key]).fetchone()
         except sqlite3.Error as error:
             self._disable(error)
             return None
@@ -83,9 +83,10 @@ class AnswerCache:
             return
         try:
             with self._db:
-                self._db.execute("insert or replace into answers values (?, ?, ?, ?, ?, ?, ?)",
+                self._db.execute("insert or replace into answers (key, content, finish_reason, tokens_in, tokens_out, "
+                                 "latency_s, created_at, prompt_wording) values (?, ?, ?, ?, ?, ?, ?, ?)",
                                  [key, answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out,
-                                  answer.latency_s, answer.created_at or now_iso()])
+                                  answer.latency_s, answer.created_at or now_iso(), answer.prompt_wording])
         except sqlite3.Error as error:
             self._disable(error)
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from core.model import CallGraph
+from core.model import CallGraph, Prediction
 from core.rules import DEFAULT_RULES, PAPER, STUDIO
 
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
@@ -159,6 +159,14 @@ class _Scan:
             if number is not None and 1 <= number <= questions:
                 self.last[number] = index
         self.answers = {number: self.numbered[index][1] for number, index in self.last.items()}
+
+
+def scored_graph(prediction: Prediction, keys: Sequence[str], rules: str = DEFAULT_RULES) -> CallGraph:
+    """The graph a rule set scores for a prediction: the stored one under the paper's rules (what the
+    release scores), the rule set's own reading of the raw response otherwise (when there is one)."""
+    if rules == PAPER or prediction.raw_response is None:
+        return prediction.graph
+    return parse_answer(prediction.raw_response, keys, rules).graph
 
 
 # -- every line of a response, for display ---------------------------------------------------

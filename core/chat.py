@@ -86,9 +86,9 @@ class ChatRequester:
             wait = None
             try:
                 async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
-                    response = await client.chat.completions.with_raw_response.create(
+                    response = await client.chat.completions.with_raw_response.create(  # both limits, as the paper
                         model=settings.model, messages=messages, temperature=settings.temperature,
-                        max_tokens=settings.max_tokens)
+                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens)
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
                 log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)

@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from core.errors import EndpointError, UsageError
+from core.rules import DEFAULT_RULES, RULE_SETS
+from core.user_folders import config_dir
 
 log = logging.getLogger(__name__)
 
-CONFIG_DIR_ENV = "TRACEEVAL_CONFIG_DIR"
 KEY_ENV_VARS = ("TRACEEVAL_API_KEY", "OPENAI_API_KEY")
 RECENT_LIMIT = 10
 
@@ -37,6 +38,7 @@ class RunSettings:
     retries: int = 5  # extra attempts after the first
     use_cache: bool = True
     api_key_env: str | None = None  # the variable holding the key (its name, not the key)
+    rules: str = DEFAULT_RULES  # how the prompt is assembled (core.rules)
 
     def __post_init__(self):
         object.__setattr__(self, "base_url", self.base_url.strip().rstrip("/"))
@@ -48,7 +50,8 @@ class RunSettings:
                   (self.max_tokens >= 1, f"max tokens must be at least 1 (got {self.max_tokens})"),
                   (self.timeout_s > 0, f"timeout must be more than 0 s (got {self.timeout_s})"),
                   (self.retries >= 0, f"retries must be 0 or more (got {self.retries})"),
-                  (self.temperature >= 0, f"temperature must be 0 or more (got {self.temperature})"))
+                  (self.temperature >= 0, f"temperature must be 0 or more (got {self.temperature})"),
+                  (self.rules in RULE_SETS, f"unknown rule set {self.rules!r} (choose from {', '.join(RULE_SETS)})"))
         for ok, message in checks:
             if not ok:
                 raise UsageError(message)
@@ -85,13 +88,6 @@ def resolve_api_key(settings: RunSettings) -> str | None:
     if isinstance(entry, dict) and isinstance(entry.get("api_key"), str) and entry["api_key"]:
         return entry["api_key"]
     return None
-
-
-def config_dir() -> Path:
-    if os.environ.get(CONFIG_DIR_ENV):
-        return Path(os.environ[CONFIG_DIR_ENV])
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-    return Path(base) / "traceeval-studio"
 
 
 def credentials_path() -> Path:

@@ -27,6 +27,7 @@ from core.graph_export import GraphPicture, picture_for, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
 from core.model import LANGUAGE_TITLES, Edge, Instance, Node, Prediction
 from core.normalise import MODES
+from core.rules import DEFAULT_RULES, rules_title
 from core.overlay import VIEW_MODES, InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
 from core.palette import EDGE_STYLES, MODE_CLASSES, WORST_FIRST
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
@@ -102,7 +103,8 @@ class LoadedInstance:
                            title=title)
 
 
-def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes=MODES) -> LoadedInstance:
+def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes=MODES,
+                  rules: str = DEFAULT_RULES) -> LoadedInstance:
     """Read one instance, the given models' predictions for it and its latest trace run.
     Unknown instances and models are `UsageError`s; a model without a result is left out of the overlay."""
     instance = ws.instance(instance_key)
@@ -120,7 +122,7 @@ def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes
             predictions[name] = prediction
     runs = ws.run_rows(instance_key)
     trace = ws.run(runs[0].id) if runs else None
-    overlay = build_overlay(instance, predictions, trace, frozenset(modes))
+    overlay = build_overlay(instance, predictions, trace, frozenset(modes), rules)
     sources, unreadable = instance.read_sources()
     return LoadedInstance(instance, overlay, sources, unreadable, extract_symbols(instance.language, sources),
                           tuple(known[m] for m in models), predictions, runs[0] if runs else None)
@@ -220,6 +222,7 @@ class _Packet:
             ("Files", f"{len(instance.files)} (entry point <code>{_e(instance.entry_point)}</code>)"),
             ("Ground truth", f"{len(instance.ground_truth.keys)} functions, {len(truth)} edges after normalisation"),
             ("Models", ", ".join(self._model_name(row) for row in self.models) or '<span class="muted">none</span>'),
+            ("Rules", _e(rules_title(self.overlay.rules))),
             ("Normalisation", _e(", ".join(sorted(self.modes)) or "off (names compared exactly)")),
             ("Edges classed by", self._mode_text()),
         ]

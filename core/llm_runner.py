@@ -1,9 +1,10 @@
 """Run a model over benchmark programs through any OpenAI-compatible chat-completions endpoint.
 
-`run_model` asks one request per program (the TraceEval prompt), parses each answer with the
-paper's parser and stores it in the workspace as soon as it arrives, with a `model_requests`
-row and its cached scores. It runs on the calling thread, which owns the workspace; inside,
-asyncio keeps `concurrency` requests in flight.
+`run_model` asks one request per program (the TraceEval prompt, in the given wording: the user's
+release or the studio's), parses each answer with the paper's parser and stores it in the
+workspace as soon as it arrives, with the wording's tag, a `model_requests` row and its cached
+scores. The run's record keeps the wording, the release file and the rule set. It runs on the
+calling thread, which owns the workspace; inside, asyncio keeps `concurrency` requests in flight.
 
 Requests and their retries are `core.chat`'s (429 honouring Retry-After, 5xx, timeouts,
 connection errors and answers that are not chat-completion JSON are retried with exponential
@@ -32,6 +33,7 @@ from core.metrics import count_edges
 from core.model import Instance, Prediction
 from core.normalise import MODES, normalise_edges
 from core.prices import PriceTable
+from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.prompts import Prompt, build_prompt
 from core.scoring import NormalisedTruths, scoring_key
 from core.verdicts import now_iso
@@ -98,7 +100,7 @@ def run_model(ws: Workspace, settings: RunSettings, keys: Sequence[str], *, api_
               prices: PriceTable | None = None, cache: AnswerCache | None = None, redo: bool = False,
               progress: Progress | None = None, cancel: threading.Event | None = None,
               on_outcome: Callable[[RequestOutcome], None] | None = None,
-              backoff_base_s: float | None = None) -> RunReport:
+              backoff_base_s: float | None = None, wording: PromptWording = STUDIO_WORDING) -> RunReport:
     """Ask the model for every key not yet answered (every key with `redo`) and store the answers.
 
     With `settings.use_cache` a cached answer is stored without a request; fresh answers always
@@ -107,7 +109,7 @@ def run_model(ws: Workspace, settings: RunSettings, keys: Sequence[str], *, api_
     and the report is returned (the caller decides the exit code).
     """
     run = _ModelRun(ws, settings, api_key, prices, cache, progress, cancel, on_outcome,
-                    BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s)
+                    BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s, wording)
     return run.execute(keys, redo)
 
 
@@ -122,8 +124,8 @@ class _Totals:
 
 
 class _ModelRun:
-    def __init__(self, ws, settings, api_key, prices, cache, progress, cancel, on_outcome, backoff_base_s):
-        self.ws, self.settings, self.prices = ws, settings, prices
+    def __init__(self, ws, settings, api_key, prices, cache, progress, cancel, on_outcome, backoff_base_s, wording):
+        self.ws, self.settings, self.prices, self.wording = ws, settings, prices, wording
         self.cache = cache if cache is not None and cache.available else None
         self.progress, self.cancel, self.on_outcome = progress, cancel, on_outcome
         self.backoff_base_s = backoff_base_s
@@ -148,8 +150,9 @@ class _ModelRun:
         todo = pending_keys(self.ws, self.settings, keys, redo)
         skipped = requested - len(todo)
         self.total = len(todo)
-        self.run_id = self.ws.start_model_run(self.name, self.settings.model, self.settings.base_url,
-                                              self.settings.public_params(), requested=requested, skipped=skipped)
+        params = {**self.settings.public_params(), "prompt_wording": self.wording.tag, "release": self.wording.path}
+        self.run_id = self.ws.start_model_run(self.name, self.settings.model, self.settings.base_url, params,
+                                              requested=requested, skipped=skipped)
         self.source = f"run {self.run_id}: {self.settings.base_url}"
         log.info("model run %d: %s at %s, %d to ask, %d already answered", self.run_id, self.settings.model,
                  self.settings.base_url, len(todo), skipped)
@@ -300,7 +303,7 @@ class _ModelRun:
             instance = self.ws.instance(key)
             if instance is None:
                 return _failed(key, f"{key}: not in the workspace index"), "instance"
-            prompt = build_prompt(instance)
+            prompt = build_prompt(instance, wording=self.wording, rules=self.settings.rules)
         except TraceEvalError as error:
             return _failed(key, self._one_line(str(error))), "instance"
         except (OSError, ValueError) as error:
@@ -318,7 +321,7 @@ class _ModelRun:
             return _failed(key, self._one_line(failure.message), failure.attempts), failure.kind
         if self.cache is not None:
             self.cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in,
-                                                  answer.tokens_out, answer.latency_s, now_iso()))
+                                                  answer.tokens_out, answer.latency_s, now_iso(), prompt.wording))
         return self._answered(instance, prompt, answer, "answered"), None
 
     def _answered(self, instance: Instance, prompt: Prompt, answer: ChatAnswer, status: str) -> RequestOutcome:
@@ -327,7 +330,8 @@ class _ModelRun:
         cost = self.prices.cost(self.settings.model, answer.tokens_in, answer.tokens_out) if self.prices else None
         prediction = Prediction(instance_id=instance.id, model=self.name, language=instance.language,
                                 graph=parsed.graph, raw_response=answer.content, parse_problems=problems,
-                                prompt_hash=prompt.hash, tokens_in=answer.tokens_in, tokens_out=answer.tokens_out,
+                                prompt_hash=prompt.hash, prompt_wording=prompt.wording,
+                                tokens_in=answer.tokens_in, tokens_out=answer.tokens_out,
                                 latency_s=answer.latency_s, cost_usd=cost, source=self.source)
         return RequestOutcome(instance.key, status, prediction, attempts=answer.attempts,
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,

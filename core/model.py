@@ -142,6 +142,7 @@ class Prediction:
     raw_response: str | None = None
     parse_problems: tuple[str, ...] = ()
     prompt_hash: str = ""
+    prompt_wording: str = ""  # `PromptWording.tag` of the prompt: "release:<sha256>", "studio", "" unknown
     tokens_in: int | None = None
     tokens_out: int | None = None
     latency_s: float | None = None

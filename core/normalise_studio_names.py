@@ -1,6 +1,7 @@
-"""Name lists behind the `stdlib` normalisation mode (see `core.normalise`).
+"""Name lists behind the studio rule set's `stdlib` mode (`core.normalise_studio`; the paper's lists are
+`core.normalise_paper_names`).
 
-Hard-coded where the running interpreter cannot answer (Node, the JDK), so the paper table
+Hard-coded where the running interpreter cannot answer (Node, the JDK), so a studio table
 comes out the same on every machine. Each list says where it came from and what it leaves
 out on purpose: a name left out is one that benchmark programs commonly define themselves,
 and dropping it would delete real program edges from both the truth and the predictions.

@@ -11,7 +11,9 @@ from typing import Iterable, Mapping, Sequence
 
 from core.metrics import Counts, EdgeDiff, count_edges, diff_edges, instance_scores
 from core.model import Edge, Instance, Prediction
+from core.answers import scored_graph
 from core.normalise import MODES, normalise_edges, normalise_name
+from core.rules import DEFAULT_RULES
 from core.traces import EdgeEvidence, TraceRun
 
 # Compare classes for truth vs model A vs model B, per edge of the union.
@@ -73,10 +75,12 @@ class InstanceOverlay:
     nodes: tuple[str, ...]  # every normalised name: truth keys and edges first, then the rest
     trace: TraceRun | None = None
     trace_evidence: Mapping[Edge, EdgeEvidence] = field(default_factory=dict)  # by normalised edge
+    rules: str = DEFAULT_RULES
 
     def normalise_edge(self, caller: str, callee: str) -> Edge | None:
         """A raw edge (as a tracer or a file names it) under this overlay's names; None when dropped."""
-        names = normalise_name(caller, self.language, self.modes), normalise_name(callee, self.language, self.modes)
+        names = (normalise_name(caller, self.language, self.modes, self.rules),
+                 normalise_name(callee, self.language, self.modes, self.rules))
         return None if None in names else names
 
     def edge(self, caller: str, callee: str) -> OverlayEdge | None:
@@ -120,15 +124,19 @@ class InstanceOverlay:
 
 
 def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], trace: TraceRun | None = None,
-                  modes: Iterable[str] = MODES) -> InstanceOverlay:
-    """Normalise the truth, every prediction and the trace with `modes` and line them up per edge."""
+                  modes: Iterable[str] = MODES, rules: str = DEFAULT_RULES) -> InstanceOverlay:
+    """Read the truth, every prediction and the trace under the rule set, normalised with `modes`, and line
+    them up per edge."""
     modes = frozenset(modes)
     language = instance.language
-    truth = normalise_edges(instance.ground_truth.edges, language, modes)
-    predicted = {model: normalise_edges(p.graph.edges, language, modes) for model, p in predictions.items()}
+    keys = instance.ground_truth.keys
+    truth = normalise_edges(instance.ground_truth.edges, language, modes, rules)
+    predicted = {model: normalise_edges(scored_graph(p, keys, rules).edges, language, modes, rules)
+                 for model, p in predictions.items()}
     evidence: dict[Edge, EdgeEvidence] = {}
     for record in trace.edges if trace is not None else ():
-        caller, callee = normalise_name(record.caller, language, modes), normalise_name(record.callee, language, modes)
+        caller = normalise_name(record.caller, language, modes, rules)
+        callee = normalise_name(record.callee, language, modes, rules)
         if caller is not None and callee is not None:
             evidence.setdefault((caller, callee), record)
     traced = frozenset(evidence)
@@ -140,8 +148,8 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
                               (caller, callee) in traced)
                   for caller, callee in sorted(union))
     names: dict[str, None] = {}
-    for key in instance.ground_truth.keys:
-        normalised = normalise_name(key, language, modes)
+    for key in keys:
+        normalised = normalise_name(key, language, modes, rules)
         if normalised is not None:
             names[normalised] = None
     for caller, callee in sorted(truth):
@@ -150,7 +158,8 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     for edge in edges:
         names.setdefault(edge.caller, None)
         names.setdefault(edge.callee, None)
-    return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace, evidence)
+    return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace, evidence,
+                           rules)
 
 
 @dataclass(frozen=True)

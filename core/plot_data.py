@@ -5,7 +5,7 @@ workspace and held by the GUI after opening a dataset), so the plots agree with 
 - per-program values (histogram, scatter, "this program") use the per-instance rule
   (`core.metrics.instance_scores`, named by `INSTANCE_RULE`);
 - per-language bars use the paper's rule: counts summed per language (micro), then the
-  unweighted mean over the languages that have scored programs (macro), exactly as
+  unweighted mean over the languages, an unscored one counting 0 (macro), exactly as
   `core.scoring.score_table` computes its rows.
 A program without a result record is not scored: it appears in no plot.
 """
@@ -19,6 +19,7 @@ import numpy as np
 from core.metrics import Counts, Scores, instance_scores, macro_average, micro_scores, sum_counts
 from core.model import LANGUAGES
 from core.normalise import MODES
+from core.rules import DEFAULT_RULES
 from core.workspace import InstanceRow, ModelRow
 
 # How a program's size is measured on the scatter's x axis: InstanceRow attribute -> axis title.
@@ -78,6 +79,7 @@ class PlotData:
     points: tuple[ModelPoints, ...]  # one per model, in the order given
     histograms: dict[str, Histogram]  # model -> histogram of its per-program F1
     bars: tuple[LanguageBars, ...]
+    rules: str = DEFAULT_RULES
 
     def series(self, model: str) -> ModelPoints | None:
         return next((p for p in self.points if p.model == model), None)
@@ -135,15 +137,17 @@ def language_bars(model: str, illustrative: bool, rows: Sequence[InstanceRow], c
         scored = [counts[r.key] for r in rows if r.language == language and r.key in counts]
         programs[language] = len(scored)
         per_language[language] = micro_scores(sum_counts(scored)) if scored else None
-    present = {lang: s for lang, s in per_language.items() if s is not None}
-    return LanguageBars(model, illustrative, per_language, programs, macro_average(present) if present else None)
+    present = any(s is not None for s in per_language.values())  # the Average: an unscored language counts 0
+    average = macro_average({lang: s or Scores(0.0, 0.0, 0.0) for lang, s in per_language.items()})
+    return LanguageBars(model, illustrative, per_language, programs, average if present else None)
 
 
 def plot_data(rows: Sequence[InstanceRow], models: Sequence[ModelRow], counts: Mapping[str, Mapping[str, Counts]],
               split: str | None = None, modes: Iterable[str] = MODES,
-              languages: Sequence[str] = LANGUAGES, bins: int = HISTOGRAM_BINS) -> PlotData:
+              languages: Sequence[str] = LANGUAGES, bins: int = HISTOGRAM_BINS,
+              rules: str = DEFAULT_RULES) -> PlotData:
     """Everything the three plots draw for one selection. `counts`: model -> instance key -> counts,
-    computed with `modes` (a model missing from `counts` has no scored program)."""
+    computed with `modes` under `rules` (a model missing from `counts` has no scored program)."""
     languages = tuple(lang for lang in languages if lang in LANGUAGES)
     selected = select_rows(rows, split, languages)
     points, histograms, bars = [], {}, []
@@ -154,7 +158,7 @@ def plot_data(rows: Sequence[InstanceRow], models: Sequence[ModelRow], counts: M
         histograms[model.name] = f1_histogram(series.f1, bins)
         bars.append(language_bars(model.name, model.illustrative, selected, model_counts, languages))
     programs = {lang: sum(r.language == lang for r in selected) for lang in languages}
-    return PlotData(split, frozenset(modes), languages, programs, tuple(points), histograms, tuple(bars))
+    return PlotData(split, frozenset(modes), languages, programs, tuple(points), histograms, tuple(bars), rules)
 
 
 def program_scores(key: str, models: Sequence[ModelRow],

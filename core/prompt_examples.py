@@ -1,7 +1,8 @@
-"""The worked example shown in every TraceEval prompt, one per language.
+"""The studio wording's worked example, one per language (`core.prompt_wording` renders them).
 
 Each example obeys the naming rules of TRACEEVAL.md (module node, constructors, arrows, Java
-signatures), because the model copies the example's spelling into its answers.
+signatures) and asks its questions as the paper's assembly does, because the model copies the
+example's spelling into its answers.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ class WorkedExample:
     code: str
     questions: tuple[str, ...]
     answers: tuple[str, ...]  # "" = no calls, shown as a bare number
+    naming: str  # one sentence on how names are written
 
 
 PYTHON = WorkedExample(
@@ -46,6 +48,8 @@ main()
         'What are the function calls inside the "main.main" function in the file "main.py"?',
     ),
     answers=("main.main", "", "main.format_greeting", "", "main.Greeter.__init__, main.Greeter.greet"),
+    naming='Names carry the module prefix, e.g. "main.func" or "main.Class.method"; a constructor is '
+           '"main.Class.__init__".',
 )
 
 JAVASCRIPT = WorkedExample(
@@ -78,6 +82,8 @@ console.log(run(double));
         'What are the function calls inside the "main.run" function in the file "main.js"?',
     ),
     answers=("main.run", "", "", "", "main.Counter.constructor, main.Counter.increment, main.<arrow1>"),
+    naming='Names carry the module prefix, e.g. "main.func" or "main.Class.method"; a constructor is '
+           '"main.Class.constructor" and arrow functions are "main.<arrowN>", numbered in source order.',
 )
 
 JAVA = WorkedExample(
@@ -112,13 +118,16 @@ class Square implements Shape {
 }
 ''',
     questions=(
-        "What are the target functions invoked by demo.Main:main(java.lang.String[]) in the Main class?",
-        "What are the target functions invoked by demo.Main:describe(demo.Shape,java.lang.String) in the Main class?",
-        "What are the target functions invoked by demo.Square:<init>(double) in the Square class?",
-        "What are the target functions invoked by demo.Square:area() in the Square class?",
+        "What are the target functions invoked by demo.Main:main(java.lang.String[]) in the demo.Main class?",
+        "What are the target functions invoked by demo.Main:describe(demo.Shape,java.lang.String) in the demo.Main "
+        "class?",
+        "What are the target functions invoked by demo.Square:<init>(double) in the demo.Square class?",
+        "What are the target functions invoked by demo.Square:area() in the demo.Square class?",
     ),
     answers=("demo.Square:<init>(double), demo.Main:describe(demo.Shape,java.lang.String)", "demo.Square:area()",
              "", ""),
+    naming='Names carry the package and the parameter types, e.g. "pkg.Class:method(int,java.lang.String)"; a '
+           'constructor is "pkg.Class:<init>(...)".',
 )
 
 EXAMPLES = {"python": PYTHON, "javascript": JAVASCRIPT, "java": JAVA}

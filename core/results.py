@@ -3,7 +3,7 @@
 In a released file the stored `prediction` is what counts, as in the paper's metric (a record
 without one scores as empty). JSONL lines are `{"instance_id", "model", "prediction": {caller:
 [callees]}}` or with `"raw_response"` instead (parsed with the paper's answer parser); `"language"` is optional
-(needed only when an id exists in two languages), as are `prompt_hash`, `tokens_in`,
+(needed only when an id exists in two languages), as are `prompt_hash`, `prompt_wording`, `tokens_in`,
 `tokens_out`, `latency_s` and `cost_usd`. A malformed record is kept with its problem and
 scores as an empty prediction, as the paper does; an unreadable line or file is a Problem.
 """
@@ -115,7 +115,7 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
     return Prediction(
         instance_id=record.instance_id, model=record.model, language=language, graph=graph,
         raw_response=record.raw_response, parse_problems=tuple(problems),
-        prompt_hash=str(extras.get("prompt_hash") or ""),
+        prompt_hash=str(extras.get("prompt_hash") or ""), prompt_wording=str(extras.get("prompt_wording") or ""),
         tokens_in=extras.get("tokens_in"), tokens_out=extras.get("tokens_out"),
         latency_s=extras.get("latency_s"), cost_usd=extras.get("cost_usd"), source=record.where,
     )
@@ -175,8 +175,9 @@ def _record(program_id: str, model: str, language: str | None, entry: dict, wher
     if raw is not None and not isinstance(raw, str):
         problem, raw = f"raw_response is {type(raw).__name__}, not a string", None
     extras = {key: entry[key] for key in OPTIONAL_NUMBERS if isinstance(entry.get(key), (int, float))}
-    if isinstance(entry.get("prompt_hash"), str):
-        extras["prompt_hash"] = entry["prompt_hash"]
+    for text in ("prompt_hash", "prompt_wording"):
+        if isinstance(entry.get(text), str):
+            extras[text] = entry[text]
     return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem, released)
 
 

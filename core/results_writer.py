@@ -2,7 +2,10 @@
 so the authors' scripts can read what this tool produced or re-scored.
 
 Per-record `metrics` and `edge_diff` use the paper's rule (zero denominators give 0) after
-the given normalisation; `aggregate_metrics` is the micro score over the file's records.
+the given normalisation and rule set (the paper's by default); `aggregate_metrics` is the micro
+score over the file's records. The metadata names the rule set and the prompts' wording ("studio
+wording, not the paper's" unless the answers came from prompts in the user's release's words),
+and each record keeps its prompt's hash and wording tag.
 """
 from __future__ import annotations
 
@@ -12,9 +15,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
+from core.answers import scored_graph
 from core.metrics import diff_edges, micro_scores, sum_counts
 from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
+from core.prompt_wording import wording_label
+from core.rules import DEFAULT_RULES, rules_title
 from core.workspace import Workspace
 
 
@@ -24,7 +30,8 @@ def model_slug(model: str) -> str:
 
 
 def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iterable[str] = MODES,
-                           metadata: dict | None = None, temperature: float = 0.0, run_id: int = 0) -> list[Path]:
+                           metadata: dict | None = None, temperature: float = 0.0, run_id: int = 0,
+                           rules: str = DEFAULT_RULES) -> list[Path]:
     """One file per language the model has predictions for; returns the paths written."""
     modes = frozenset(modes)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -38,13 +45,15 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
         results, counts = {}, []
         for key in keys:
             prediction, truth = predictions[key], truths[key]
-            diff = diff_edges(normalise_edges(truth.edges, language, modes),
-                              normalise_edges(prediction.graph.edges, language, modes))
+            graph = scored_graph(prediction, truth.keys, rules)
+            diff = diff_edges(normalise_edges(truth.edges, language, modes, rules),
+                              normalise_edges(graph.edges, language, modes, rules))
             counts.append(diff.counts)
             scores = micro_scores(diff.counts)
             results[prediction.instance_id] = {
                 "raw_response": prediction.raw_response or "",
-                "prediction": prediction.graph.to_dict(),
+                "prediction": graph.to_dict(),
+                "prompt_hash": prediction.prompt_hash, "prompt_wording": prediction.prompt_wording,
                 "ground_truth": truth.to_dict(),
                 "metrics": {"tp": diff.counts.tp, "fp": diff.counts.fp, "fn": diff.counts.fn,
                             "precision": scores.precision, "recall": scores.recall, "f1": scores.f1},
@@ -60,9 +69,17 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                 "aggregate_metrics": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
                                       "precision": aggregate.precision, "recall": aggregate.recall,
                                       "f1": aggregate.f1, "normalisation": sorted(modes)},
+                "rules": rules, "rules_title": rules_title(rules),
+                "prompt_wording": _wordings(predictions[key].prompt_wording for key in keys),
                 **(metadata or {})}
         path = out_dir / f"{model_slug(model)}_{language}_t{temperature}_r{run_id}.json"
         path.write_text(json.dumps({"metadata": meta, "results": results}, indent=2, ensure_ascii=False) + "\n",
                         encoding="utf-8")
         written.append(path)
     return written
+
+
+def _wordings(tags: Iterable[str]) -> str | list[str]:
+    """One label when every answer's prompt had the same wording, else each label once."""
+    labels = sorted({wording_label(tag) for tag in tags})
+    return labels[0] if len(labels) == 1 else labels

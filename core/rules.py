@@ -25,17 +25,17 @@ class RuleSet:
 
 RULE_SETS = {
     PAPER: RuleSet(PAPER, "paper rules", ()),
-    STUDIO: RuleSet(STUDIO, "studio rules, not the paper's", (
-        "names are stripped of surrounding whitespace and an empty name is dropped",
-        "Python/JavaScript: init and stdlib look only at the part before the first '('",
-        "JavaScript stdlib: a global is dropped only where it can be one (main.Foo.Date is kept)",
-        "Java: nested and anonymous classes keep their anonymous part (Outer$1:run() -> Outer$1:run()), "
-        "bare JDK classes are looked up in a larger list",
-        "answers: more no-call words (na, nothing, -, [], 'None.'), '2 . x' is an answer line, any line "
-        "break splits lines, [] brackets keep commas together",
-        "prompts: the question's file is the longest dotted module prefix, Java questions name the simple "
-        "class and every key gets a question, fences grow past backticks in a file",
-        "predictions are re-read from the raw response where there is one",
+    STUDIO: RuleSet(STUDIO, "studio rules, not the paper's", (  # docs/paper-parity.md says the same, longer
+        "names are stripped and an empty name is dropped",
+        "Python/JavaScript init also cuts before an argument list (main.Foo.__init__(x) -> main.Foo(x))",
+        "Python builtin-type attributes are dropped only as two segments (list.append.x is kept)",
+        "JavaScript globals are dropped only where they can be one (main.Foo.Date is kept)",
+        "Java nested_class keeps an anonymous part with its class (Outer$1:run() is kept) and flattens "
+        "constructors; bare JDK classes come from this project's own list",
+        "answers: any line break splits lines, '2 . x' is read, na, nothing, -, [] and a trailing dot mean no "
+        "calls, [] keep commas together; predictions are re-read from the raw response",
+        "prompts: the longest dotted module prefix picks a question's file, one question per key (Java names "
+        "the simple class), fences grow past backticks, 'JavaScript'",
     )),
 }
 DEFAULT_RULES = PAPER

@@ -22,8 +22,8 @@ from typing import Iterable, Mapping, Sequence
 from core.bootstrap import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
-from core.answers import parse_answer
-from core.model import LANGUAGES, CallGraph, Prediction
+from core.answers import parse_answer, scored_graph
+from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
 from core.rules import DEFAULT_RULES, PAPER, rules_title
 from core.workspace import InstanceRow, Workspace
@@ -108,7 +108,7 @@ class NormalisedTruths:
     """Ground-truth edge sets normalised once per instance, shared by every model scored."""
 
     def __init__(self, ws: Workspace, modes: frozenset[str], rules: str = DEFAULT_RULES):
-        self.ws, self.modes, self.rules, self.edges = ws, modes, rules, {}
+        self.ws, self.modes, self.rules, self.edges = ws, frozenset(modes), rules, {}
         self.keys: dict[str, tuple[str, ...]] = {}  # the question keys, for rule sets that re-read answers
 
     def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:
@@ -130,6 +130,9 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
     if missing_keys:  # programs never answered stay uncached: check for answers before reading any
         answered = ws.predicted_keys(model)
         missing_keys = [k for k in missing_keys if k in answered]
+    if truths is not None and (truths.modes, truths.rules) != (frozenset(modes), rules):
+        raise ValueError(f"the shared truths are normalised with {truths.rules} rules and {sorted(truths.modes)}, "
+                         f"not {rules} and {sorted(modes)}")
     if missing_keys:
         predictions = ws.prediction_mappings(model)
         todo = [k for k in missing_keys if k in predictions]
@@ -145,14 +148,6 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
     return {k: cached[k] for k in languages if k in cached}
-
-
-def scored_graph(prediction: Prediction, keys: Sequence[str], rules: str = DEFAULT_RULES) -> CallGraph:
-    """The graph a rule set scores for a prediction: the stored one under the paper's rules (what the
-    release scores), the rule set's own reading of the raw response otherwise (when there is one)."""
-    if rules == PAPER or prediction.raw_response is None:
-        return prediction.graph
-    return parse_answer(prediction.raw_response, keys, rules).graph
 
 
 def _reread(stored: dict[str, list[str]], raw: str | None, keys: Sequence[str], rules: str) -> dict[str, list[str]]:

@@ -21,6 +21,7 @@ from core.metrics import Counts
 from core.model import CallGraph, Instance, Prediction, Provenance
 from core.problems import Problem
 from core.traces import TraceRun
+from core.user_folders import data_dir
 from core.verdicts import Verdict, now_iso
 from core.workspace_schema import MIGRATIONS, latest_version
 
@@ -63,8 +64,7 @@ def default_workspace_path(dataset_root: Path) -> Path:
     (never inside the dataset, which may be read-only or shared), one file per dataset path."""
     import hashlib
 
-    base = os.environ.get(DEFAULT_DIR_ENV) or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "traceeval-studio", "workspaces")
+    base = os.environ.get(DEFAULT_DIR_ENV) or data_dir() / "workspaces"
     digest = hashlib.sha1(str(dataset_root.resolve()).encode()).hexdigest()[:10]
     return Path(base) / f"{dataset_root.resolve().name}-{digest}.sqlite"
 
@@ -441,6 +441,7 @@ def _prediction_row(p: Prediction) -> dict:
     return {"model": p.model, "instance_key": p.key, "instance_id": p.instance_id, "language": p.language,
             "graph": json.dumps(p.graph.to_dict()), "raw_response": p.raw_response,
             "parse_problems": json.dumps(list(p.parse_problems)), "prompt_hash": p.prompt_hash,
+            "prompt_wording": p.prompt_wording,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": p.latency_s,
             "cost_usd": p.cost_usd, "source": p.source}
 
@@ -449,6 +450,7 @@ def _prediction(r: dict) -> Prediction:
     return Prediction(instance_id=r["instance_id"], model=r["model"], language=r["language"],
                       graph=CallGraph.from_dict(json.loads(r["graph"])), raw_response=r["raw_response"],
                       parse_problems=tuple(json.loads(r["parse_problems"])), prompt_hash=r["prompt_hash"] or "",
+                      prompt_wording=r.get("prompt_wording") or "",
                       tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], latency_s=r["latency_s"],
                       cost_usd=r["cost_usd"], source=r["source"] or "")
 

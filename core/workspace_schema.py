@@ -105,5 +105,11 @@ def m006_audits(db):
     db["annotator_answers"].create_index(["audit", "annotator"])
 
 
+@MIGRATIONS()
+def m007_prompt_wording(db):
+    """Which words a prompt was made from: `release:<sha256>` of the user's TraceEval release, or `studio`."""
+    db["predictions"].add_column("prompt_wording", str, not_null_default="")
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

@@ -32,7 +32,8 @@ def test_validate_names_each_bad_file_and_the_rest_scores(small, capsys):
     code, out, _ = run(capsys, "score", root, "--results", root / "results", "--workspace", root.parent / "w.sqlite")
     assert code == 0
     assert "synthetic-model-00" in out and "synthetic-model-01" in out
-    assert out.splitlines()[0].startswith("TraceEval scores: paper rules; test (Python 8, JavaScript 6, Java 7 programs)")
+    assert out.splitlines()[0].startswith("TraceEval scores: paper rules; test (Python 8, JavaScript 6, Java 7 "
+                                          "programs)")
 
 
 def test_score_formats_and_options(small, capsys, tmp_path):

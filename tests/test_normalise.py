@@ -124,6 +124,7 @@ def test_bad_language_mode_or_rule_set_is_rejected():
 
 def test_core_normalise_imports_no_gui_or_tracers():
     code = ("import sys, core.normalise\n"
-            "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'tracers', 'traceeval_gui')])")
+            "print([m for m in sys.modules if m.split('.')[0] in "
+            "('PySide6', 'pyqtgraph', 'tracers', 'traceeval_gui')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

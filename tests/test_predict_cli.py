@@ -37,7 +37,11 @@ def test_predict_on_the_demo_stores_scores_and_writes_released_files(demo, tmp_p
                              "--base-url", server.base_url, "--split", "all", "--jobs", "4", "--out", tmp_path / "res")
     assert code == 0, err
     assert "15 program(s) selected, 0 already answered, 15 to ask" in err
+    assert "prompts: studio wording, not the paper's; paper rules" in err
     assert "fake-model: finished: 15 answered" in err
+    bodies = [request.body for request in server.chat_requests()]  # both token limits, as the paper sends them
+    assert all(body["max_tokens"] == body["max_completion_tokens"] == 4096 and body["temperature"] == 0
+               for body in bodies)
     assert "100.0" in out and "fake-model" in out  # the final score table: perfect answers
     files = sorted(p.name for p in (tmp_path / "res").iterdir())
     assert files == ["fake-model_java_t0.0_r0.json", "fake-model_javascript_t0.0_r0.json",
@@ -121,11 +125,14 @@ def test_bad_options_are_one_line_errors(demo, capsys):
 def test_prompt_and_answer_commands(demo, capsys):
     path, answers, keys = demo
     code, out, _ = run(capsys, "prompt", "calcpad_0001", "--workspace", path)
-    assert code == 0 and out.startswith("[system]\nYou are an expert in Python programming")
+    assert code == 0 and out.startswith("[wording] studio wording, not the paper's; paper rules\n\n"
+                                        "[system]\nYou are an expert in Python programming")
     assert '1. What are the module-level function calls in the file "main.py"?' in out
     code, out, _ = run(capsys, "prompt", "python/calcpad_0001", "--workspace", path, "--format", "json")
     prompt = json.loads(out)
     assert prompt["keys"][0] == "main" and len(prompt["hash"]) == 64 and prompt["messages"][0]["role"] == "system"
+    assert (prompt["wording"], prompt["wording_tag"], prompt["rules"]) == ("studio wording, not the paper's", "studio",
+                                                                           "paper")
     reply = "Sure! Here you go:\n```\n1. main.main\n2. print\n2. main.Token.__repr__\n99. x\n```"
     with FakeChatServer(lambda request, attempt: ok(reply)) as server:
         run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,

@@ -7,12 +7,17 @@ the GUI thread; jobs open their own.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Iterable
 
 from PySide6.QtCore import QObject, Signal
 
+from core.errors import ReleaseError
 from core.normalise import MODES
+from core.prompt_wording import STUDIO_WORDING, PromptWording
+from core.release import RELEASE_ENV, prompt_wording
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
 from core.scoring import instance_counts
@@ -36,6 +41,7 @@ class AppState(QObject):
     runs_changed = Signal(str)  # a trace run of this instance was stored
     predictions_changed = Signal(str, object)  # model, frozenset of instance keys it just answered
     verdicts_changed = Signal(str)  # an audit verdict on this instance was given, or the annotator changed ("")
+    release_changed = Signal()  # the TraceEval release the prompts take their words from was set
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +57,8 @@ class AppState(QObject):
         self.view_mode = "model"  # one of VIEW_MODES: how edges are classed in the graph
         self.hidden_classes: set[str] = set()  # edge classes (palette names) toggled off
         self.history = SelectionHistory()
+        self.release_path = ""  # the user's TraceEval release ("": $TRACEEVAL_RELEASE or next to the dataset)
+        self._wording: tuple[tuple[str, str, str], PromptWording, str] | None = None
         self._loader = InstanceDetailLoader()
         self._detail: InstanceDetail | None = None
 
@@ -73,6 +81,31 @@ class AppState(QObject):
         self.workspace = self.opened = None
         self.instance_key = self.edge = self.node = self._detail = None
         self._loader.clear()
+
+    # -- the prompts' words -----------------------------------------------------------------
+    def set_release_path(self, path: str) -> None:
+        path = path.strip()
+        if path != self.release_path:
+            self.release_path, self._wording = path, None
+            self.release_changed.emit()
+
+    def prompt_wording(self) -> PromptWording:
+        """The words prompts are built with: the release's when one is found (`core.release`), else the
+        studio's; a release that cannot be read gives the studio's and `release_problem` says why."""
+        root = str(self.opened.root) if self.opened else ""
+        key = (self.release_path, root, os.environ.get(RELEASE_ENV, ""))
+        if self._wording is None or self._wording[0] != key:
+            try:
+                wording, problem = prompt_wording(self.release_path or None, Path(root) if root else None), ""
+            except ReleaseError as error:
+                wording, problem = STUDIO_WORDING, str(error)
+            self._wording = (key, wording, problem)
+        return self._wording[1]
+
+    @property
+    def release_problem(self) -> str:
+        self.prompt_wording()
+        return self._wording[2]
 
     @property
     def models(self) -> tuple[ModelRow, ...]:

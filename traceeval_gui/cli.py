@@ -13,9 +13,17 @@ from core.errors import TraceEvalError
 from core.model import LANGUAGES
 from core.normalise import MODES
 from core.tables import FORMATS
-from traceeval_gui.commands import audit_commands, build_commands, dataset_commands, model_commands, \
-    results_commands, trace_commands, view_commands
-from traceeval_gui.commands.common import instance_arg
+from traceeval_gui.commands import (
+    audit_commands,
+    build_commands,
+    dataset_commands,
+    model_commands,
+    parity_commands,
+    results_commands,
+    trace_commands,
+    view_commands,
+)
+from traceeval_gui.commands.common import instance_arg, rules_option
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -154,8 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     view_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args, _modes_args)
     model_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args)
-    audit_commands.register(commands, DATASET_HELP, _workspace_args, _modes_args)
+    audit_commands.register(commands, DATASET_HELP, _workspace_args,  # audits read edges as the paper does
+                            lambda parser: _modes_args(parser, with_rules=False))
     build_commands.register(commands)
+    parity_commands.register(commands, _dataset_args, _selection_args)
     return parser
 
 
@@ -177,15 +187,18 @@ def _workspace_args(parser: argparse.ArgumentParser) -> None:
                         "the user data folder, or $TRACEEVAL_WORKSPACE_DIR)")
 
 
-def _modes_args(parser: argparse.ArgumentParser) -> None:
+def _modes_args(parser: argparse.ArgumentParser, with_rules: bool = True) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--modes", default=",".join(MODES),
                        help=f"normalisation modes, comma-separated, or 'all' / 'none' (default: {','.join(MODES)})")
     group.add_argument("--no-normalize", action="store_true", help="compare names exactly (same as --modes none)")
+    if with_rules:
+        rules_option(parser)
 
 
-def _selection_args(parser: argparse.ArgumentParser) -> None:
-    _modes_args(parser)
+def _selection_args(parser: argparse.ArgumentParser, with_modes: bool = True) -> None:
+    if with_modes:
+        _modes_args(parser)
     parser.add_argument("--split", choices=("test", "train", "all"),
                         help="programs to score (default: test when the dataset has split files, else all)")
     parser.add_argument("--languages", default="python,javascript,java",

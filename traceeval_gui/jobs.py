@@ -20,6 +20,7 @@ from core.importing import ImportReport, import_results
 from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
+from core.release_archive import dataset_folder
 from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
 from core.workspace import InstanceRow, ModelRow, Workspace
 
@@ -155,6 +156,7 @@ class OpenDatasetJob(Job):
     def work(self, progress: Progress) -> OpenedDataset:
         if self.root is None:
             self.root = workspace_dataset(self.workspace)
+        self.root = dataset_folder(self.root, progress)  # a TraceEval release checkout: its corpus
         progress(0, 0, f"indexing {self.root.name}")
         ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
         with ws:

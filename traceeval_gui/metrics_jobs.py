@@ -1,5 +1,5 @@
 """Background scoring for the metrics panel and plots: the paper table and per-program counts
-with any choice of normalisation modes.
+with any rule set and choice of normalisation modes.
 
 Re-scoring 10,583 programs with modes that are not cached yet normalises every ground truth and
 prediction again (seconds per model), so it runs here, on a pool thread, with its own workspace
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.metrics import Counts
+from core.rules import DEFAULT_RULES
 from core.scoring import NormalisedTruths, ScoreTable, Selection, instance_counts, score_table
 from core.workspace import Workspace
 from traceeval_gui.jobs import Job, Progress
@@ -19,12 +20,13 @@ from traceeval_gui.jobs import Job, Progress
 
 @dataclass(frozen=True)
 class ModeScores:
-    """The paper table for one selection and, when asked for, every program's counts, with `modes`."""
+    """The paper table for one selection and, when asked for, every program's counts, with `modes` and `rules`."""
 
     modes: frozenset[str]
     selection: Selection
     table: ScoreTable
     counts: dict[str, dict[str, Counts]] | None  # model -> instance key -> counts (all splits); None: not asked
+    rules: str = DEFAULT_RULES
 
 
 class ScoreModesJob(Job):
@@ -35,12 +37,13 @@ class ScoreModesJob(Job):
     _one_at_a_time = threading.Lock()  # scoring is CPU-bound: parallel jobs would only slow the latest down
 
     def __init__(self, workspace_path: str | Path, selection: Selection, modes: frozenset[str],
-                 with_counts: bool = True) -> None:
+                 with_counts: bool = True, rules: str = DEFAULT_RULES) -> None:
         super().__init__()
         self.workspace_path = workspace_path
         self.selection = selection
         self.modes = frozenset(modes)
         self.with_counts = with_counts
+        self.rules = rules
 
     def work(self, progress: Progress) -> ModeScores:
         while not self._one_at_a_time.acquire(timeout=0.05):
@@ -56,11 +59,11 @@ class ScoreModesJob(Job):
             counts = None
             if self.with_counts:
                 rows = ws.instance_rows()
-                truths = NormalisedTruths(ws, self.modes)  # shared by the models
+                truths = NormalisedTruths(ws, self.modes, self.rules)  # shared by the models
                 counts = {}
                 for done, model in enumerate(models):
                     progress(done, len(models) + 1, model)
-                    counts[model] = instance_counts(ws, model, rows, self.modes, truths)
+                    counts[model] = instance_counts(ws, model, rows, self.modes, truths, self.rules)
                 progress(len(models), len(models) + 1, "the table")
-            table = score_table(ws, selection=self.selection, modes=self.modes)
-            return ModeScores(self.modes, self.selection, table, counts)
+            table = score_table(ws, selection=self.selection, modes=self.modes, rules=self.rules)
+            return ModeScores(self.modes, self.selection, table, counts, self.rules)

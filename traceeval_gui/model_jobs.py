@@ -17,6 +17,7 @@ from core.answer_cache import AnswerCache
 from core.endpoints import RunSettings
 from core.llm_runner import RunReport, run_model
 from core.prices import PriceTable
+from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.workspace import Workspace
 from traceeval_gui.jobs import Job, JobSignals, Progress
 
@@ -29,7 +30,8 @@ class RunModelJob(Job):
     title = "running the model"
 
     def __init__(self, workspace_path: str | Path, settings: RunSettings, keys: Sequence[str], *,
-                 api_key: str | None, redo: bool = False, prices: PriceTable | None = None) -> None:
+                 api_key: str | None, redo: bool = False, prices: PriceTable | None = None,
+                 wording: PromptWording = STUDIO_WORDING) -> None:
         super().__init__()
         self.signals = RunModelJobSignals()
         self.workspace_path = Path(workspace_path)
@@ -38,6 +40,7 @@ class RunModelJob(Job):
         self.api_key = api_key
         self.redo = redo
         self.prices = prices
+        self.wording = wording
         self._stop = threading.Event()  # not the base class's event: a stopped run still reports
 
     def cancel(self) -> None:
@@ -54,4 +57,4 @@ class RunModelJob(Job):
         with Workspace(self.workspace_path) as ws:
             return run_model(ws, self.settings, self.keys, api_key=self.api_key, prices=self.prices,
                              cache=AnswerCache(), redo=self.redo, progress=report_progress, cancel=self._stop,
-                             on_outcome=self.signals.outcome.emit)
+                             on_outcome=self.signals.outcome.emit, wording=self.wording)

@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from core.errors import TracerError
+from core.user_folders import cache_dir
 
 AGENT_SOURCES = Path(__file__).resolve().parent / "java_agent"
 ASM_FOLDER = Path("/usr/share/java")
@@ -83,11 +84,6 @@ def asm_jars() -> list[Path]:
     if missing:
         raise TracerError(f"ASM not found ({', '.join(missing)}): install the Debian package libasm-java")
     return jars
-
-
-def cache_dir() -> Path:
-    configured = os.environ.get("TRACEEVAL_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "traceeval-studio"
 
 
 def agent_source_files() -> list[Path]:

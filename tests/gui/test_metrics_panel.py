@@ -72,7 +72,7 @@ def test_turning_off_stdlib_rescores_in_the_background_and_lowers_the_weak_model
     with qtbot.waitSignals([metrics.table_changed, metrics.counts_changed], timeout=TIMEOUT_MS):
         pass
     assert not metrics.is_scoring() and metrics.status.text() == ""
-    assert metrics.table.modes == WITHOUT_STDLIB == metrics.counts_modes
+    assert metrics.table.modes == WITHOUT_STDLIB == metrics.counts_reading[1]
     expected = score_table(workspace, selection=Selection(split="test"), modes=WITHOUT_STDLIB)
     assert render_table(metrics.table, "csv") == render_table(expected, "csv")
     assert _f1(metrics.table, "illustrative-weak") < _f1(before, "illustrative-weak")
@@ -94,7 +94,7 @@ def test_the_latest_request_wins(qtbot, panels, state, workspace):
     qtbot.waitUntil(lambda: not metrics.is_scoring(), timeout=TIMEOUT_MS)
     assert metrics.modes() == frozenset({"nested_class"})
     assert (metrics.table.modes, metrics.table.selection.split) == (frozenset({"nested_class"}), None)
-    assert metrics.counts_modes == frozenset({"nested_class"})
+    assert metrics.counts_reading == ("paper", frozenset({"nested_class"}))
     expected = score_table(workspace, selection=Selection(split=None), modes={"nested_class"})
     assert render_table(metrics.table, "md") == render_table(expected, "md")
 
@@ -112,7 +112,7 @@ def test_a_late_result_of_an_older_request_is_not_shown(qtbot, panels, state):
     with qtbot.waitSignal(older.signals.finished, timeout=TIMEOUT_MS):  # the older result arrives late
         older.signals.finished.emit(older.work(lambda *_: None))
     assert shown == [] and metrics.table.modes == frozenset({"nested_class"})
-    assert metrics.counts_modes == frozenset({"nested_class"})
+    assert metrics.counts_reading == ("paper", frozenset({"nested_class"}))
 
 
 def test_set_modes_rescores_once(qtbot, panels):

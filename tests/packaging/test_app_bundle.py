@@ -18,6 +18,7 @@ from resources import DEMO_DATASET
 from tests.harness_server import harness_server, repo
 from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
 from tests.packaging.user_commands import ROOT, VERSION, run_user_command, user_env
+from tests.release_standin import write_release
 
 DEMO_PROGRAMS = {"python": "calcpad_0001", "javascript": "cartwheel_0001", "java": "ledgerj_0001"}
 
@@ -55,6 +56,17 @@ def test_the_command_line_knows_its_version_and_scores_the_demo(built, tmp_path)
     assert {row["model"] for row in table["rows"]} == {"illustrative-strong", "illustrative-weak"}
     assert table["scorer_version"] == SCORER_VERSION  # the app hashes the same scoring sources
     assert run_user_command(app, "traceeval", "validate", tmp_path=tmp_path).returncode == 0
+
+
+def test_the_app_checks_paper_parity_with_the_machines_python(built, tmp_path):
+    """The packaged app cannot run the release with its own executable: it runs it with python3 from PATH."""
+    app, _ = built
+    checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
+    assert run_user_command(app, "traceeval", "import-results", checkout, DEMO_DATASET / "results",
+                            tmp_path=tmp_path).returncode == 0
+    result = run_user_command(app, "traceeval", "parity", checkout, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("Result: full agreement") and str(app) not in result.stdout
 
 
 @pytest.mark.parametrize("language", sorted(DEMO_PROGRAMS))

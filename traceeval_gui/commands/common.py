@@ -12,13 +12,20 @@ from core.errors import UsageError
 from core.indexing import IndexReport, open_dataset
 from core.model import LANGUAGES
 from core.normalise import parse_modes
+from core.prompt_wording import PromptWording
+from core.release import RELEASE_ENV, prompt_wording
+from core.release_archive import dataset_folder
+from core.rules import DEFAULT_RULES, RULE_SETS, parse_rules
 from core.scoring import Selection, default_split, parse_languages
 from core.workspace import Workspace
 from resources import DEMO_DATASET
 
 
 def dataset_root(given: str | None) -> Path:
-    return Path(given).expanduser().resolve() if given else DEMO_DATASET
+    """The dataset folder named on the command line (a release checkout: its corpus, extracted once), or the demo."""
+    if not given:
+        return DEMO_DATASET
+    return dataset_folder(Path(given).expanduser().resolve(), ProgressLine("extracting", minimum_total=1))
 
 
 def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexReport]:
@@ -26,6 +33,30 @@ def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexRe
     root = dataset_root(dataset if dataset is not None else getattr(args, "dataset", None))
     return open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
                         progress=ProgressLine("indexing"))
+
+
+def rules_from(args) -> str:
+    return parse_option(parse_rules, getattr(args, "rules", None) or DEFAULT_RULES)
+
+
+def rules_option(parser, what: str = "names, answers and prompts are read") -> None:
+    parser.add_argument("--rules", choices=tuple(RULE_SETS), default=DEFAULT_RULES,
+                        help=f"how {what}: paper (the TraceEval release's exact rules, the default) or studio "
+                             "(this project's own reading, labelled as not the paper's)")
+
+
+def release_option(parser) -> None:
+    parser.add_argument("--release", metavar="DIR",
+                        help="your checkout of the TraceEval release (or its scripts/ folder or run_llm.py): the "
+                             "prompt takes the paper's own wording from it, never running it (default: "
+                             f"${RELEASE_ENV}, else a checkout next to the dataset, else this project's wording, "
+                             "labelled as not the paper's)")
+
+
+def wording_from(args, ws: Workspace) -> PromptWording:
+    """The prompt wording for a command: the release given, found or the studio's (see core.release)."""
+    root = ws.setting("dataset_root")
+    return prompt_wording(getattr(args, "release", None), Path(root) if root else None)
 
 
 def modes_from(args) -> frozenset[str]:
@@ -129,9 +160,23 @@ def endpoint_options(parser, timeout_option: str = "--timeout") -> None:
 def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
     return RunSettings(base_url=args.base_url, model=args.model, name=name, temperature=args.temperature,
                        max_tokens=args.max_tokens, timeout_s=args.request_timeout, concurrency=concurrency,
-                       retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env)
+                       retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env,
+                       rules=getattr(args, "rules", DEFAULT_RULES))
 
 
 def instance_arg(parser) -> None:
     """The INSTANCE positional of the commands about one program."""
     parser.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+
+
+def write_output(text: str, output: str | None) -> int:
+    """`text` to the file given with -o (saying so), else to stdout; an unwritable file is a usage error."""
+    if not output:
+        print(text, end="")
+        return 0
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
+    print(f"wrote {output}")
+    return 0

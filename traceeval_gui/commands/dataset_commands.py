@@ -6,7 +6,8 @@ from collections import Counter
 
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.validation import validate_dataset
-from traceeval_gui.commands.common import ProgressLine, dataset_root, open_workspace
+from core.errors import ReleaseError
+from traceeval_gui.commands.common import ProgressLine, dataset_root, open_workspace, wording_from
 
 
 def info(args) -> int:
@@ -17,6 +18,7 @@ def info(args) -> int:
         by_split = Counter((r.language, r.split or "none") for r in rows)
         repos = {(r.language, r.repo) for r in rows}
         models = ws.models()
+        wording = _wording(args, ws)
         summary = {
             "dataset": ws.setting("dataset_root"), "layout": ws.setting("layout"),
             "splits": ws.setting("splits_dir") or None, "workspace": str(ws.path),
@@ -30,6 +32,7 @@ def info(args) -> int:
                           for lang in LANGUAGES},
             "models": [{"name": m.name, "predictions": m.predictions, "illustrative": m.illustrative}
                        for m in models],
+            "prompt_wording": wording,
             "problems": len(report.problems),
             "index": {"read": report.loaded, "reused": report.reused, "removed": report.removed,
                       "seconds": round(report.seconds, 3)},
@@ -40,6 +43,7 @@ def info(args) -> int:
     print(f"dataset    {summary['dataset']}  ({summary['layout']} layout)")
     print(f"splits     {summary['splits'] or 'none (no split files found; use --splits DIR)'}")
     print(f"workspace  {summary['workspace']}  (schema v{summary['schema_version']})")
+    print(f"prompts    {wording}")
     print(f"programs   {len(rows):,}  (index: {report.loaded:,} read, {report.reused:,} unchanged, "
           f"{report.seconds:.2f} s)")
     print()
@@ -77,3 +81,11 @@ def validate(args) -> int:
         print(f"{root}: {report.programs:,} program folder(s), {report.loaded:,} loaded, "
               f"{errors} error(s), {len(problems) - errors} warning(s)")
     return 1 if problems else 0
+
+
+def _wording(args, ws) -> str:
+    """Which words prompts for this dataset would have (a release that cannot be read is said, not raised)."""
+    try:
+        return wording_from(args, ws).label
+    except ReleaseError as error:
+        return f"studio wording, not the paper's ({error})"

@@ -14,31 +14,39 @@ from core.errors import UsageError
 from core.llm_runner import RunReport, pending_keys, run_model
 from core.normalise import MODES
 from core.prices import PriceTable
+from core.prompt_wording import wording_label
 from core.prompts import approximate_tokens, build_prompt
+from core.rules import PAPER, rules_title
 from core.results_writer import write_released_results
 from core.scoring import score_table
 from core.tables import render_table
 from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_arg, instance_key_of, model_names, \
-    open_workspace, run_settings, selection_from, sigint_sets
+    open_workspace, release_option, rules_option, run_settings, selection_from, sigint_sets, wording_from
 
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     prompt = commands.add_parser(
         "prompt", help="show the exact TraceEval prompt for one program (system and user message)",
-        description="Print the prompt a model gets for one program: the system message, then the user message "
-                    "with the seven instructions, the language's worked example, every source file fenced and "
-                    "labelled with its path, and one question per ground-truth key in key order.")
+        description="Print the prompt a model gets for one program, exactly as the paper's run_llm.py assembles it: "
+                    "the system message, then the user message with the instructions, the language's worked "
+                    "example, every source file fenced and labelled with its path, and the numbered questions. "
+                    "The words are your TraceEval release's (--release) or, without one, this project's own, and "
+                    "the output says which.")
     instance_arg(prompt)
     prompt.add_argument("--dataset", help=dataset_help)
     workspace_args(prompt)
+    release_option(prompt)
+    rules_option(prompt, "the prompt is assembled")
     prompt.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: both messages; json: messages, question keys, hash and size")
+                        help="text: the wording, then both messages; json: messages, question keys, hash, size "
+                             "and wording")
     prompt.set_defaults(handler=show_prompt)
 
     predict = commands.add_parser(
         "predict", help="run a model on the benchmark through an OpenAI-compatible endpoint (resumable)",
-        description="Send every selected program's TraceEval prompt to an OpenAI-compatible chat-completions "
+        description="Send every selected program's TraceEval prompt (in your release's wording with --release, "
+                    "else this project's, labelled as not the paper's) to an OpenAI-compatible chat-completions "
                     "endpoint (OpenAI, vLLM, Ollama, ...), parse the answers with the paper's parser and store "
                     "them in the workspace as model NAME (default: the model id). Answered programs are skipped, "
                     "so an interrupted run resumes where it stopped; answers are cached by prompt, model and "
@@ -60,6 +68,8 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
                          help="only the first N selected programs (language, id order)")
     predict.add_argument("--jobs", type=int, default=4, metavar="N", help="requests in flight at once (default 4)")
     endpoint_options(predict)
+    release_option(predict)
+    rules_option(predict, "the prompt is assembled")
     predict.add_argument("--prices", metavar="FILE",
                          help='price table JSON '
                               '{"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
@@ -94,12 +104,15 @@ def show_prompt(args) -> int:
     ws, _ = open_workspace(args, args.dataset)
     with ws:
         instance = ws.instance(instance_key_of(ws, args.instance))
-    prompt = build_prompt(instance)
+        wording = wording_from(args, ws)
+    prompt = build_prompt(instance, wording=wording, rules=args.rules)
     if args.format == "json":
         chars = len(prompt.system) + len(prompt.user)
         print(json.dumps({"instance": prompt.instance_key, "language": prompt.language, "hash": prompt.hash,
-                          "messages": prompt.messages, "keys": list(prompt.keys), "characters": chars,
-                          "approx_tokens": approximate_tokens(chars)}, indent=2, ensure_ascii=False))
+                          "wording": prompt.wording_label, "wording_tag": prompt.wording, "release": wording.path,
+                          "rules": prompt.rules, "messages": prompt.messages, "keys": list(prompt.keys),
+                          "characters": chars, "approx_tokens": approximate_tokens(chars)},
+                         indent=2, ensure_ascii=False))
     else:
         print(prompt.render(), end="")
     return 0
@@ -110,15 +123,17 @@ def predict_command(args) -> int:
     prices = PriceTable.load(Path(args.prices)) if args.prices else None
     ws, _ = open_workspace(args)
     with ws:
+        wording = wording_from(args, ws)
         selection = selection_from(args, ws)
         keys = _selected_keys(ws, args, selection)
         todo = pending_keys(ws, settings, keys, redo=args.redo)
         print(f"{settings.stored_name}: {len(keys):,} program(s) selected, {len(keys) - len(todo):,} already "
               f"answered, {len(todo):,} to ask ({settings.base_url}, {settings.concurrency} at once)", file=sys.stderr)
+        print(f"prompts: {wording.label}; {rules_title(settings.rules)}", file=sys.stderr)
         if args.dry_run:
-            return _dry_run(ws, todo, settings, prices)
+            return _dry_run(ws, todo, settings, prices, wording)
         remember_endpoint(settings)
-        report = _run_with_interrupt(ws, settings, keys, prices, args.redo)
+        report = _run_with_interrupt(ws, settings, keys, prices, args.redo, wording)
         _print_report(report)
         name = settings.stored_name
         if not args.no_results_files and ws.predicted_keys(name):
@@ -146,10 +161,10 @@ def _selected_keys(ws, args, selection) -> list[str]:
     return keys
 
 
-def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None) -> int:
+def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording) -> int:
     chars = 0
     for key in keys:
-        prompt = build_prompt(ws.instance(key))
+        prompt = build_prompt(ws.instance(key), wording=wording, rules=settings.rules)
         chars += len(prompt.system) + len(prompt.user)
     tokens = approximate_tokens(chars)
     line = f"dry run: {len(keys):,} prompt(s), {chars:,} characters, ≈{tokens:,} input tokens"
@@ -160,14 +175,13 @@ def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | No
     return 0
 
 
-def _run_with_interrupt(ws, settings, keys, prices, redo) -> RunReport:
+def _run_with_interrupt(ws, settings, keys, prices, redo, wording) -> RunReport:
     """Ctrl-C asks the runner to stop (answers already stored stay); a second Ctrl-C exits at once."""
     cancel = threading.Event()
     progress = ProgressLine(settings.stored_name, minimum_total=1)
     with sigint_sets(cancel):
         return run_model(ws, settings, keys, api_key=resolve_api_key(settings), prices=prices,
-                         cache=AnswerCache(), redo=redo,
-                         progress=progress, cancel=cancel)
+                         cache=AnswerCache(), redo=redo, progress=progress, cancel=cancel, wording=wording)
 
 
 def _print_report(report: RunReport) -> None:
@@ -197,14 +211,16 @@ def show_answer(args) -> int:
         return 1
     lines = answer_lines(prediction.raw_response or "", keys)
     missing = unanswered_questions(lines, keys)
+    wording = wording_label(prediction.prompt_wording)
     if args.format == "json":
         print(json.dumps({"instance": key, "model": args.model, "prompt_hash": prediction.prompt_hash,
+                          "prompt_wording": wording,
                           "parse_problems": list(prediction.parse_problems),
                           "lines": [dataclasses.asdict(line) for line in lines],
                           "missing": [{"question": n, "key": keys[n - 1]} for n in missing]},
                          indent=2, ensure_ascii=False))
         return 0
-    print(f"{key}  model {args.model}  {len(keys)} question(s)")
+    print(f"{key}  model {args.model}  {len(keys)} question(s)  (prompt: {wording})")
     for problem in prediction.parse_problems:
         print(f"parse problem: {problem}")
     width = len(str(len(lines)))
@@ -225,7 +241,10 @@ def show_runs(args) -> int:
         print("no model runs yet (traceeval predict DATASET --model M --base-url URL)")
     for row in rows:
         cost = f", ${row.cost_usd:,.4f}" if row.cost_usd else ""
+        wording = wording_label(row.params.get("prompt_wording", ""), row.params.get("release", ""))
+        rules = rules_title(row.params.get("rules", PAPER))
         print(f"run {row.id}  {row.model}  {row.started_at}  {row.status}: {row.answered:,} answered, "
               f"{row.cached:,} cached, {row.skipped:,} skipped, {row.failed:,} failed{cost}  "
-              f"({row.endpoint_model} at {row.base_url})" + (f"  {row.message}" if row.message else ""))
+              f"({row.endpoint_model} at {row.base_url}; prompts: {wording}; {rules})"
+              + (f"  {row.message}" if row.message else ""))
     return 0

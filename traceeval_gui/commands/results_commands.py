@@ -8,10 +8,18 @@ from pathlib import Path
 from core.importing import import_results as import_into
 from core.metrics import INSTANCE_RULE, instance_scores
 from core.results_writer import write_released_results
+from core.rules import rules_title
 from core.scoring import instance_diff, score_table
 from core.tables import render_table
-from traceeval_gui.commands.common import instance_key_of, model_names, modes_from, open_workspace, \
-    selection_from
+from traceeval_gui.commands.common import (
+    instance_key_of,
+    model_names,
+    modes_from,
+    open_workspace,
+    rules_from,
+    selection_from,
+    write_output,
+)
 
 
 def import_results(args) -> int:
@@ -38,14 +46,9 @@ def score(args) -> int:
                 print(f"{problem.severity}: {problem}", file=sys.stderr)
         models = model_names(args.models, ws)
         table = score_table(ws, models, selection_from(args, ws), modes_from(args), group_by=args.by,
-                            confidence=args.ci, resamples=args.resamples, seed=args.seed)
+                            confidence=args.ci, resamples=args.resamples, seed=args.seed, rules=rules_from(args))
         text = render_table(table, args.format)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}")
-    else:
-        print(text, end="")
-    return 0
+    return write_output(text, args.output)
 
 
 def diff(args) -> int:
@@ -53,22 +56,22 @@ def diff(args) -> int:
     with ws:
         key = instance_key_of(ws, args.instance)
         model_names(args.model, ws)
-        modes = modes_from(args)
-        result = instance_diff(ws, args.model, key, modes)
+        modes, rules = modes_from(args), rules_from(args)
+        result = instance_diff(ws, args.model, key, modes, rules)
         if result is None:
             print(f"{args.model} has no result for {key} (it is reported as missing when scoring)")
             return 1
         prediction = ws.predictions(args.model, [key])[key]
         scores = instance_scores(result.counts)
     if args.format == "json":
-        print(json.dumps({"instance": key, "model": args.model, "normalisation": sorted(modes),
+        print(json.dumps({"instance": key, "model": args.model, "rules": rules, "normalisation": sorted(modes),
                           "tp": [list(e) for e in result.tp], "fp": [list(e) for e in result.fp],
                           "fn": [list(e) for e in result.fn], "precision": scores.precision,
                           "recall": scores.recall, "f1": scores.f1, "instance_rule": INSTANCE_RULE,
                           "parse_problems": list(prediction.parse_problems)}, indent=2))
         return 0
     counts = result.counts
-    print(f"{key}  model {args.model}  normalisation: {', '.join(sorted(modes)) or 'off'}")
+    print(f"{key}  model {args.model}  {rules_title(rules)}; normalisation: {', '.join(sorted(modes)) or 'off'}")
     print(f"TP {counts.tp}  FP {counts.fp}  FN {counts.fn}   P {scores.precision:.1%}  R {scores.recall:.1%}  "
           f"F1 {scores.f1:.1%}   ({INSTANCE_RULE})")
     for problem in prediction.parse_problems:
@@ -87,7 +90,8 @@ def export_results(args) -> int:
         metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
         if args.timestamp:
             metadata["timestamp"] = args.timestamp
-        paths = write_released_results(ws, args.model, Path(args.out), modes_from(args), metadata)
+        paths = write_released_results(ws, args.model, Path(args.out), modes_from(args), metadata,
+                                       rules=rules_from(args))
     for path in paths:
         print(f"wrote {path}")
     return 0

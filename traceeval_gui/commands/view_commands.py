@@ -15,8 +15,9 @@ from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, 
     counts_of, rank_differences
 from core.palette import EDGE_STYLES
 from core.scoring import NormalisedTruths, instance_counts
+from core.rules import rules_title
 from traceeval_gui.commands.common import instance_arg, instance_key_of, model_names, modes_from, open_workspace, \
-    selection_from
+    rules_from, selection_from, write_output
 
 GRAPH_FORMATS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
 GRAPH_SUFFIXES = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".graphml": "graphml", ".json": "json"}
@@ -94,14 +95,14 @@ def compare_models(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         model_names(f"{args.model_a},{args.model_b}", ws)
-        modes = modes_from(args)
+        modes, rules = modes_from(args), rules_from(args)
         if args.instance:
-            return _compare_instance(args, ws, instance_key_of(ws, args.instance), modes)
+            return _compare_instance(args, ws, instance_key_of(ws, args.instance), modes, rules)
         selection = selection_from(args, ws)
         rows = selection.rows(ws)
-        truths = NormalisedTruths(ws, modes)
-        counts_a = instance_counts(ws, args.model_a, rows, modes, truths)
-        counts_b = instance_counts(ws, args.model_b, rows, modes, truths)
+        truths = NormalisedTruths(ws, modes, rules)
+        counts_a = instance_counts(ws, args.model_a, rows, modes, truths, rules)
+        counts_b = instance_counts(ws, args.model_b, rows, modes, truths, rules)
     by_key = {row.key: row for row in rows}
     ranked = rank_differences(counts_a, counts_b, list(by_key))
     one_only = sorted(set(counts_a) ^ set(counts_b))
@@ -110,7 +111,7 @@ def compare_models(args) -> int:
     shown = ranked[:top] if top else ranked
     if args.format == "json":
         print(json.dumps({
-            "model_a": args.model_a, "model_b": args.model_b, "normalisation": sorted(modes),
+            "model_a": args.model_a, "model_b": args.model_b, "rules": rules, "normalisation": sorted(modes),
             "split": selection.split or "all", "languages": list(selection.languages), "instance_rule": INSTANCE_RULE,
             "programs": len(ranked), "a_better": a_wins, "b_better": b_wins, "tied": len(ranked) - a_wins - b_wins,
             "one_model_only": one_only,
@@ -131,7 +132,8 @@ def compare_models(args) -> int:
                              d.counts_b.tp, d.counts_b.fp, d.counts_b.fn])
         print(buffer.getvalue(), end="")
         return 0 if ranked else 1
-    print(f"A {args.model_a}  vs  B {args.model_b}   normalisation: {', '.join(sorted(modes)) or 'off'}   "
+    print(f"A {args.model_a}  vs  B {args.model_b}   {rules_title(rules)}; normalisation: "
+          f"{', '.join(sorted(modes)) or 'off'}   "
           f"programs: {selection.split or 'all splits'}, {', '.join(selection.languages)}")
     if not ranked:
         print("no program has results from both models")
@@ -153,8 +155,8 @@ def compare_models(args) -> int:
     return 0
 
 
-def _compare_instance(args, ws, key: str, modes: frozenset[str]) -> int:
-    loaded = load_instance(ws, key, [args.model_a, args.model_b], modes)
+def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> int:
+    loaded = load_instance(ws, key, [args.model_a, args.model_b], modes, rules)
     overlay = loaded.overlay
     missing = [name for name in (args.model_a, args.model_b) if name not in overlay.models]
     if missing:
@@ -168,7 +170,8 @@ def _compare_instance(args, ws, key: str, modes: frozenset[str]) -> int:
     counts = {name: counts_of(overlay, name) for name in (args.model_a, args.model_b)}
     if args.format == "json":
         print(json.dumps({
-            "instance": key, "model_a": args.model_a, "model_b": args.model_b, "normalisation": sorted(modes),
+            "instance": key, "model_a": args.model_a, "model_b": args.model_b, "rules": rules,
+            "normalisation": sorted(modes),
             "instance_rule": INSTANCE_RULE,
             "scores": {letter: {**_counts_dict(counts[name]), **_scores_dict(counts[name])}
                        for letter, name in (("a", args.model_a), ("b", args.model_b))},
@@ -186,7 +189,8 @@ def _compare_instance(args, ws, key: str, modes: frozenset[str]) -> int:
                              e.kind(args.model_b) or ""])
         print(buffer.getvalue(), end="")
         return 0
-    print(f"{key}  A {args.model_a}  B {args.model_b}  normalisation: {', '.join(sorted(modes)) or 'off'}")
+    print(f"{key}  A {args.model_a}  B {args.model_b}  {rules_title(rules)}; normalisation: "
+          f"{', '.join(sorted(modes)) or 'off'}")
     for letter, name in (("A", args.model_a), ("B", args.model_b)):
         c, s = counts[name], instance_scores(counts[name])
         print(f"{letter}: TP {c.tp}  FP {c.fp}  FN {c.fn}   P {s.precision:.1%}  R {s.recall:.1%}  F1 {s.f1:.1%}")
@@ -223,12 +227,12 @@ def graph_export(args) -> int:
     with ws:
         key = instance_key_of(ws, args.instance)
         models = _default_models(ws, args.model, args.model_b, args.mode)
-        loaded = load_instance(ws, key, models, modes_from(args))
+        loaded = load_instance(ws, key, models, modes_from(args), rules_from(args))
     shown = loaded.shown_mode(args.mode)
     if shown != args.mode:
         print(f"traceeval: warning: {_fallback_reason(loaded, args.mode)}; showing the ground truth", file=sys.stderr)
     text = GRAPH_FORMATS[fmt](loaded.picture(args.mode))
-    return _write(text, args.output)
+    return write_output(text, args.output)
 
 
 def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> list[str]:
@@ -266,22 +270,9 @@ def evidence_packet(args) -> int:
     with ws:
         key = instance_key_of(ws, args.instance)
         models = _default_models(ws, args.model, args.model_b, mode)
-        loaded = load_instance(ws, key, models, modes_from(args))
+        loaded = load_instance(ws, key, models, modes_from(args), rules_from(args))
     text = render_evidence(loaded, mode)
     if loaded.shown_mode(mode) != mode:
         print(f"traceeval: warning: {_fallback_reason(loaded, mode)}; edges are classed by the ground truth",
               file=sys.stderr)
-    return _write(text, args.output)
-
-
-def _write(text: str, output: str | None) -> int:
-    if not output:
-        print(text, end="")
-        return 0
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
-    print(f"wrote {output}")
-    return 0
-
+    return write_output(text, args.output)

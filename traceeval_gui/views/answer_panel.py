@@ -5,9 +5,10 @@ the number of parse problems, and whether the stored prompt hash is the hash of 
 now. "Answer" shows the response line by line (`AnswerTextView`) with the parse problems above it,
 and beside it every question with what was read for it or "no answer line" (`QuestionTableView`);
 picking a question scrolls the response to its line. "Prompt" (`PromptView`) shows the full
-prompt (`core.prompts.build_prompt`) with its hash, size and a Copy button. The prompt is built
-from the sources the app already read for the selected program, and only when the prompt view is
-shown or the stored hash has to be checked.
+prompt (`core.prompts.build_prompt`, in the words of the window's TraceEval release or, without
+one, this project's, labelled so) with its hash, size and a Copy button; the header says which
+wording the stored answer's prompt had. The prompt is built from the sources the app already read
+for the selected program, and only when the prompt view is shown or the stored hash has to be checked.
 
 The panel follows the app state: the program, model A, a newly opened dataset, and
 `overlays_changed` (e.g. a prediction stored while a model run is in progress): it re-reads the
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QSplitter, QSta
 from core.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.errors import TraceEvalError
 from core.model import Prediction
+from core.prompt_wording import RELEASE, wording_label
 from core.prompts import Prompt, build_prompt
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status
@@ -84,6 +86,7 @@ class AnswerPanel(QWidget):
         state.model_selected.connect(self._on_state_model_selected)
         state.overlays_changed.connect(self._on_state_overlays_changed)
         state.predictions_changed.connect(self._on_state_predictions_changed)
+        state.release_changed.connect(self._on_state_release_changed)
         self.refresh()
 
     # -- building -------------------------------------------------------------------------
@@ -176,7 +179,8 @@ class AnswerPanel(QWidget):
                 self._prompt = (key, None, f"cannot read {path}: {why}")
             else:
                 try:
-                    self._prompt = (key, build_prompt(detail.instance, detail.sources), "")
+                    self._prompt = (key, build_prompt(detail.instance, detail.sources,
+                                                      wording=self.state.prompt_wording()), "")
                 except TraceEvalError as error:
                     self._prompt = (key, None, str(error))
         return self._prompt[1]
@@ -227,6 +231,10 @@ class AnswerPanel(QWidget):
 
     def _on_state_instance_selected(self, _key: str) -> None:
         self.refresh()
+
+    def _on_state_release_changed(self) -> None:
+        self._prompt = None
+        self.refresh(force=True)
 
     def _on_state_model_selected(self, _model: str) -> None:
         self.refresh()
@@ -322,6 +330,9 @@ class AnswerPanel(QWidget):
             status, colour, tooltip = prompt_status(prediction.prompt_hash, prompt,
                                                     self._prompt[2] if self._prompt else "")
             second.append(f"<span style='color:{colour}'>{html.escape(status)}</span>")
+            paper_words = prediction.prompt_wording.startswith(RELEASE)
+            second.append(f"<span style='color:{MUTED_TEXT if paper_words else WARNING_TEXT}'>prompt: "
+                          f"{html.escape(wording_label(prediction.prompt_wording))}</span>")
         self.header_label.setText(dot.join(first) + ("<br>" + dot.join(second) if second else ""))
         self.header_label.setToolTip(tooltip)
 

@@ -80,7 +80,9 @@ class PromptView(QWidget):
         if self.text_view.toPlainText() != text:
             self.text_view.setPlainText(text)
         dot = f"<span style='color:{MUTED_TEXT}'> · </span>"
+        words = MUTED_TEXT if prompt.release_sha256 else WARNING_TEXT
         facts = [f"<b>Prompt</b> <span style='color:{MUTED_TEXT}'>({PROMPT_FORMAT})</span>",
+                 f"<span style='color:{words}'>{html.escape(prompt.wording_label)}</span>",
                  f"sha256 <code>{prompt.hash[:12]}</code>", f"{len(text):,} characters",
                  f"≈{approximate_tokens(len(text)):,} tokens (characters / {CHARS_PER_TOKEN})"]
         if stored_hash:

@@ -36,7 +36,9 @@ from core.audits import BASELINE_AUDIT, check_person_name, human_model_name
 from core.baseline import refresh_baseline_predictions
 from core.errors import AuditError, TraceEvalError
 from core.model import LANGUAGE_TITLES, Instance
-from core.prompts import INSTRUCTIONS, NAMING, questions
+from core.prompt_wording import STUDIO_INSTRUCTIONS
+from core.prompt_examples import EXAMPLES
+from core.prompts import studio_questions
 from core.symbols import SymbolTable, extract_symbols
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_text import WARNING_TEXT, WARNING_TINT
@@ -253,7 +255,7 @@ class BaselineWindow(QMainWindow):
         program.sources, program.unreadable = program.instance.read_sources()
         program.symbols = extract_symbols(program.language, program.sources)
         files = [path for path in program.instance.files if path in program.sources]
-        program.questions = questions(program.language, program.callers, files)
+        program.questions = studio_questions(program.language, program.callers, files)
 
     # -- queries (tests, other views) -------------------------------------------------------
     @property
@@ -585,10 +587,9 @@ class _ElideLeftDelegate(QStyledItemDelegate):
 
 
 def _instructions_html(language: str) -> str:
-    rows = "<br>".join(f"{number}. {html.escape(text.format(naming=NAMING[language]))}"
-                       for number, text in enumerate(INSTRUCTIONS, 1))
-    return ("<i>What the models were told (here, add the names one by one; \"No calls\" when there are none):</i>"
-            f"<br>{rows}")
+    rows = "<br>".join(f"{number}. {html.escape(text)}" for number, text in enumerate(STUDIO_INSTRUCTIONS, 1))
+    return ("<i>What models are asked, in this project's wording (here, add the names one by one; \"No calls\" "
+            f"when there are none):</i><br>{rows}<br>{html.escape(EXAMPLES[language].naming)}")
 
 
 def _tree(columns: tuple[str, ...]) -> QTreeWidget:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QFileDialog, QLabel, QMain
 from core.errors import TraceEvalError
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
+from core.rules import PAPER
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
@@ -30,6 +31,7 @@ from traceeval_gui.views.legend import EdgeLegendView
 from traceeval_gui.views.metrics_panel import MetricsPanel
 from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
 from traceeval_gui.views.model_runs import ModelRunActions
+from traceeval_gui.views.parity_dialog import ParityDialog
 from traceeval_gui.views.source_view import SourceView
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
 from traceeval_gui.views.tracer_console import TracerConsolePanel
@@ -102,6 +104,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self.metrics_panel.copied.connect(self._on_panel_message)
+        self.metrics_panel.table_changed.connect(self._on_metrics_table_changed)
         self.exports.message.connect(self._on_panel_message)
         self.model_runs.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
@@ -111,6 +114,9 @@ class MainWindow(QMainWindow):
         state.instance_selected.connect(self._on_state_selection_changed)
         state.edge_selected.connect(self._on_state_selection_changed)
         state.node_selected.connect(self._on_state_selection_changed)
+        if settings is not None:
+            state.set_release_path(str(settings.value("release/path", "") or ""))
+            state.release_changed.connect(self._on_state_release_changed)
         self._restore_layout()
 
     def tab_widget(self, name: str) -> QWidget:
@@ -226,6 +232,10 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(action(self, "&Keyboard Shortcuts", self._on_keyboard_triggered,
                                    QKeySequence.StandardKey.HelpContents))
+        help_menu.addAction(action(self, "Check &Paper Parity…", self._on_parity_triggered, None,
+                                   "Run your TraceEval release's scripts against this tool's table, prompts and "
+                                   "answer readings"))
+        help_menu.addSeparator()
         help_menu.addAction(action(self, f"&About {APP_TITLE}", self._on_about_action_triggered))
         self._update_history_actions()
 
@@ -539,6 +549,10 @@ class MainWindow(QMainWindow):
         extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)")]
         return KeyboardDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], extra, self)
 
+    def _on_parity_triggered(self) -> None:
+        self.parity_dialog = ParityDialog(self.state, self)
+        self.parity_dialog.show()  # the check runs in the background; the window stays usable
+
     def _on_about_action_triggered(self) -> None:
         QMessageBox.about(self, f"About {APP_TITLE}",
                           f"<b>{APP_TITLE}</b><p>A workbench for the TraceEval call-graph benchmark: browse "
@@ -567,6 +581,16 @@ class MainWindow(QMainWindow):
         self.session.save_selection(str(self.state.opened.root), SavedSelection(
             self.state.instance_key or "", self.state.model or "", self.state.compare_model or "",
             self.state.view_mode))
+
+    def _on_metrics_table_changed(self) -> None:
+        """The Metrics and Plots tabs name a rule set that is not the paper's in their titles."""
+        table = self.metrics_panel.table
+        note = f" ({table.rules_title})" if table is not None and table.rules != PAPER else ""
+        for name in ("metrics", "plots"):
+            self.bottom_tabs.setTabText(self.bottom_tabs.indexOf(self.tab_widget(name)), TAB_TITLES[name] + note)
+
+    def _on_state_release_changed(self) -> None:
+        self.settings.setValue("release/path", self.state.release_path)
 
     def _restore_layout(self) -> None:
         if self.settings is None:

@@ -1,9 +1,10 @@
 """The metrics panel: the paper table (P / R / F1 per language, micro, and their average) for a
-split and a choice of normalisation modes, and the selected program's scores under every model.
+split, a rule set (the paper's, or the studio's, opt-in and labelled in the table and the tab's
+title) and a choice of normalisation modes, and the selected program's scores under every model.
 
-Changing the split or a mode re-scores in a background job (`ScoreModesJob`); the latest request
-wins and the results of older ones are kept for later but not shown. Tables and per-program
-counts are remembered per (modes, split), so switching back is instant.
+Changing the split, the rules or a mode re-scores in a background job (`ScoreModesJob`); the latest
+request wins and the results of older ones are kept for later but not shown. Tables and per-program
+counts are remembered per (rules, modes, split), so switching back is instant.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,6 +34,7 @@ from core.metrics import INSTANCE_RULE, Counts
 from core.model import LANGUAGE_TITLES
 from core.normalise import MODES
 from core.plot_data import ProgramScore, program_scores
+from core.rules import PAPER, RULE_SETS, rules_title
 from core.scoring import ScoreTable, Selection
 from core.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, footnotes, render_table
 from core.workspace import InstanceRow
@@ -60,6 +63,9 @@ MODE_TOOLTIPS = {
 }
 MODES_TOOLTIP = ("Name normalisation, applied the same way to the ground truth and every prediction "
                  "(rewrites first, then drops). All three on is the paper's setting.")
+RULES_TOOLTIP = ("<b>paper</b>: the TraceEval release's own rules for names, answers and the table (the default)."
+                 "<br><b>studio</b>: this project's own reading, not the paper's: "
+                 + "; ".join(html.escape(d) for d in RULE_SETS["studio"].differences) + ".")
 PROGRAM_COLUMNS = ("Model", "P", "R", "F1", "TP", "FP", "FN")
 PROGRAM_ROLE = Qt.ItemDataRole.UserRole  # every cell of a row carries its ProgramScore
 
@@ -75,11 +81,11 @@ class MetricsPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.table: ScoreTable | None = None
-        self.counts: dict[str, dict[str, Counts]] | None = None  # model -> key -> counts, with `counts_modes`
-        self.counts_modes: frozenset[str] | None = None
+        self.counts: dict[str, dict[str, Counts]] | None = None  # model -> key -> counts, with `counts_reading`
+        self.counts_reading: tuple[str, frozenset[str]] | None = None  # (rules, modes) of `counts`
         self.program: tuple[ProgramScore, ...] = ()  # the selected program under every model
-        self._tables: dict[tuple[frozenset[str], str | None], ScoreTable] = {}
-        self._counts: dict[frozenset[str], dict[str, dict[str, Counts]]] = {}
+        self._tables: dict[tuple[str, frozenset[str], str | None], ScoreTable] = {}
+        self._counts: dict[tuple[str, frozenset[str]], dict[str, dict[str, Counts]]] = {}
         self._pending: ScoreModesJob | None = None  # the latest request; older results are not shown
         self._rows: dict[str, InstanceRow] = {}
         self._build()
@@ -91,6 +97,11 @@ class MetricsPanel(QWidget):
     def _build(self) -> None:
         self.split_combo = SplitCombo(scoring=True, tooltip="Which programs are scored")
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
+        self.rules_combo = QComboBox()
+        for name, rule_set in RULE_SETS.items():
+            self.rules_combo.addItem(rule_set.title, name)
+        self.rules_combo.setToolTip(RULES_TOOLTIP)
+        self.rules_combo.currentIndexChanged.connect(self._on_mode_box_toggled)
         modes_label = QLabel("Normalisation:")
         modes_label.setToolTip(MODES_TOOLTIP)
         self.mode_boxes: dict[str, QCheckBox] = {}
@@ -114,6 +125,9 @@ class MetricsPanel(QWidget):
         top.setContentsMargins(8, 6, 8, 6)
         top.addWidget(QLabel("Programs:"))
         top.addWidget(self.split_combo)
+        top.addSpacing(16)
+        top.addWidget(QLabel("Rules:"))
+        top.addWidget(self.rules_combo)
         top.addSpacing(16)
         top.addWidget(modes_label)
         for box in self.mode_boxes.values():
@@ -179,6 +193,17 @@ class MetricsPanel(QWidget):
         """The normalisation modes chosen with the toggles."""
         return frozenset(mode for mode, box in self.mode_boxes.items() if box.isChecked())
 
+    def rules(self) -> str:
+        """The rule set chosen (the paper's unless the studio's is picked)."""
+        return self.rules_combo.currentData()
+
+    def set_rules(self, rules: str) -> None:
+        self.rules_combo.setCurrentIndex(self.rules_combo.findData(rules))
+
+    def reading(self) -> tuple[str, frozenset[str]]:
+        """(rules, modes): what the table and the counts are scored under."""
+        return self.rules(), self.modes()
+
     def set_modes(self, modes) -> None:
         """Check exactly `modes` (re-scores once, not once per toggle)."""
         modes = frozenset(modes)
@@ -210,7 +235,7 @@ class MetricsPanel(QWidget):
             raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
         if self.table is None:
             raise UsageError("no metrics table to export: open a dataset first")
-        if self.is_scoring() or (self.table.modes, self.table.selection.split) != (self.modes(), self.split()):
+        if self.is_scoring() or self._key(self.table) != (*self.reading(), self.split()):
             raise UsageError("the metrics table is still being scored with the chosen normalisation; "
                              "export it when the new table is shown")
         path = Path(path)
@@ -224,13 +249,13 @@ class MetricsPanel(QWidget):
             self._pending.cancel()
             self._set_pending(None)
         self._rows = {r.key: r for r in opened.rows}
-        self._tables = {(opened.table.modes, opened.table.selection.split): opened.table}
-        self._counts = {PAPER_MODES: opened.counts}
+        self._tables = {self._key(opened.table): opened.table}
+        self._counts = {(PAPER, PAPER_MODES): opened.counts}
         splits = self.state.workspace.split_names() if self.state.workspace else set()
         self.split_combo.fill(splits, opened.default_split)
-        self.counts = self.counts_modes = None
+        self.counts = self.counts_reading = None
         self._show(opened.table)
-        self._adopt_counts(PAPER_MODES)
+        self._adopt_counts((PAPER, PAPER_MODES))
         self.split_changed.emit(self.split())
         self._request()
 
@@ -254,13 +279,13 @@ class MetricsPanel(QWidget):
             self.status.setText(f"{self._scoring_text()}: {message} ({done + 1}/{total})…")
 
     def _on_score_job_finished(self, result: ModeScores) -> None:
-        request = (result.modes, result.selection.split)
+        request = (result.rules, result.modes, result.selection.split)
         self._tables[request] = result.table
         if result.counts is not None:
-            self._counts[result.modes] = result.counts
-        if self._pending is not None and (self._pending.modes, self._pending.selection.split) == request:
+            self._counts[(result.rules, result.modes)] = result.counts
+        if self._pending is not None and _job_key(self._pending) == request:
             self._set_pending(None)
-        if request == (self.modes(), self.split()):
+        if request == (*self.reading(), self.split()):
             self._request()  # adopts what is now known (older requests are kept, not shown)
 
     def _on_score_job_failed(self, message: str) -> None:
@@ -282,21 +307,22 @@ class MetricsPanel(QWidget):
         opened = self.state.opened
         if opened is None:
             return
-        modes, split = self.modes(), self.split()
-        table, counts = self._tables.get((modes, split)), self._counts.get(modes)
+        reading, split = self.reading(), self.split()
+        table, counts = self._tables.get((*reading, split)), self._counts.get(reading)
         if self._pending is not None:
-            if (self._pending.modes, self._pending.selection.split) == (modes, split):
+            if _job_key(self._pending) == (*reading, split):
                 return  # already on its way
             self._pending.cancel()
         if counts is not None:
-            self._adopt_counts(modes)
+            self._adopt_counts(reading)
         if table is not None and counts is not None:
             self._set_pending(None)
             if table is not self.table:
                 self._show(table)
             self.status.setText("")
             return
-        job = ScoreModesJob(opened.workspace_path, Selection(split=split), modes, with_counts=counts is None)
+        job = ScoreModesJob(opened.workspace_path, Selection(split=split), reading[1], with_counts=counts is None,
+                            rules=reading[0])
         job.signals.progressed.connect(self._on_score_job_progressed)
         job.signals.finished.connect(self._on_score_job_finished)
         job.signals.failed.connect(self._on_score_job_failed)
@@ -311,15 +337,20 @@ class MetricsPanel(QWidget):
             self.scoring_changed.emit(job is not None)
 
     def _scoring_text(self) -> str:
-        modes = self.modes()
-        return "scoring" if modes == PAPER_MODES else f"scoring with {', '.join(sorted(modes)) or 'no normalisation'}"
+        rules, modes = self.reading()
+        text = "scoring" if modes == PAPER_MODES else f"scoring with {', '.join(sorted(modes)) or 'no normalisation'}"
+        return text if rules == PAPER else f"{text} under {rules_title(rules)}"
 
-    def _adopt_counts(self, modes: frozenset[str]) -> None:
-        if self.counts_modes == modes and self.counts is self._counts[modes]:
+    def _adopt_counts(self, reading: tuple[str, frozenset[str]]) -> None:
+        if self.counts_reading == reading and self.counts is self._counts[reading]:
             return
-        self.counts, self.counts_modes = self._counts[modes], modes
+        self.counts, self.counts_reading = self._counts[reading], reading
         self._show_program()
         self.counts_changed.emit()
+
+    @staticmethod
+    def _key(table: ScoreTable) -> tuple[str, frozenset[str], str | None]:
+        return table.rules, table.modes, table.selection.split
 
     # -- rendering ------------------------------------------------------------------------
     def _show(self, table: ScoreTable | None) -> None:
@@ -334,7 +365,7 @@ class MetricsPanel(QWidget):
         """The selected program under every model, with the chosen modes (once they are scored)."""
         key = self.state.instance_key
         row = self._rows.get(key) if self.state.opened is not None and key else None
-        current = self.counts is not None and self.counts_modes == self.modes()
+        current = self.counts is not None and self.counts_reading == self.reading()
         self.program = program_scores(key, self.state.models, self.counts) if row is not None and current else ()
         if row is None:
             self.program_title.setText(f"<span style='color:{MUTED_TEXT}'>This program: none selected</span>")
@@ -401,7 +432,12 @@ def table_html(table: ScoreTable) -> str:
                     for note in footnotes(table))
     setting = "" if table.modes == PAPER_MODES else \
         " <span style='color:#b26a00'>(not the paper's setting, which has all three modes on)</span>"
-    return (f"<p style='margin:4px 0 8px 0'>{html.escape(describe_selection(table))}{setting}</p>"
+
+    described = html.escape(describe_selection(table))
+    if table.rules != PAPER:  # the rule set leads the description: shown in colour when it is not the paper's
+        title = html.escape(table.rules_title)
+        described = f"<b style='color:#b26a00'>{title}</b>{described[len(title):]}"
+    return (f"<p style='margin:4px 0 8px 0'>{described}{setting}</p>"
             f"<table cellspacing='0' cellpadding='5' width='100%'>"
             f"<tr bgcolor='{HEADER_BACKGROUND}'><th rowspan='2' align='left'>Model</th>{head1}</tr>"
             f"<tr bgcolor='{HEADER_BACKGROUND}'>{head2}</tr>{''.join(body)}</table>"
@@ -409,8 +445,13 @@ def table_html(table: ScoreTable) -> str:
 
 
 def _cell(row, column: str, metric: str) -> float | None:
+    """The value shown, None for "–": a language counted in the Average shows even when unscored (0)."""
     if column == "average":
-        scored = any(result.programs for result in row.languages.values())
+        scored = any(row.languages[language].programs for language in row.averaged)
         return getattr(row.average, metric) if scored else None
     result = row.languages[column]
-    return getattr(result.scores, metric) if result.programs else None
+    return getattr(result.scores, metric) if result.programs or column in row.averaged else None
+
+
+def _job_key(job: ScoreModesJob) -> tuple[str, frozenset[str], str | None]:
+    return job.rules, job.modes, job.selection.split

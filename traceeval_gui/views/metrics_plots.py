@@ -22,6 +22,7 @@ import pyqtgraph as pg  # after PySide6 (DESIGN.md)
 from core.metrics import INSTANCE_RULE, Counts
 from core.model import LANGUAGE_TITLES
 from core.normalise import MODES
+from core.rules import PAPER, rules_title
 from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
 from core.tables import DAGGER
 from traceeval_gui.app_state import AppState
@@ -290,20 +291,22 @@ class MetricsPlotsPanel(QWidget):
         """Redraw once after the current burst of changes (dataset, split, counts) has settled."""
         self._refresh_timer.start()
 
-    def _source(self) -> tuple[dict[str, dict[str, Counts]], frozenset[str]] | None:
+    def _source(self) -> tuple[dict[str, dict[str, Counts]], tuple[str, frozenset[str]]] | None:
+        """The counts to plot and their (rules, modes)."""
         if self.state.opened is None:
             return None
         if self.metrics_panel is not None and self.metrics_panel.counts is not None:
-            return self.metrics_panel.counts, self.metrics_panel.counts_modes
-        return self.state.opened.counts, PAPER_MODES
+            return self.metrics_panel.counts, self.metrics_panel.counts_reading
+        return self.state.opened.counts, (PAPER, PAPER_MODES)
 
     def _refresh(self) -> None:
         source = self._source()
         if source is None:
             self.data = None
         else:
-            counts, modes = source
-            self.data = plot_data(self.state.opened.rows, self.state.models, counts, self.split(), modes)
+            counts, (rules, modes) = source
+            self.data = plot_data(self.state.opened.rows, self.state.models, counts, self.split(), modes,
+                                  rules=rules)
         self._draw()
         self.plots_changed.emit()
 
@@ -324,9 +327,10 @@ class MetricsPlotsPanel(QWidget):
         selected = sum(self.data.programs.values())
         counted = f"{scored[0]:,}" if scored[0] == scored[-1] else f"{scored[0]:,}–{scored[-1]:,}"
         parts = [f"{selected:,} programs, {counted} scored" + (" per model" if len(scored) > 1 else ""),
+                 rules_title(self.data.rules),
                  f"normalisation: {modes}" + ("" if self.data.modes == PAPER_MODES else " (not the paper's setting)")]
-        if self.metrics_panel is not None and self.metrics_panel.counts_modes != self.metrics_panel.modes():
-            parts.append("scoring the chosen modes…")
+        if self.metrics_panel is not None and self.metrics_panel.counts_reading != self.metrics_panel.reading():
+            parts.append("scoring the chosen rules and modes…")
         parts += [f"per-program F1: {INSTANCE_RULE}", "click a point to open its program"]
         self.status.setText(" · ".join(parts))
 

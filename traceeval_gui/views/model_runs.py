@@ -18,6 +18,7 @@ from core.errors import TraceEvalError
 from core.llm_runner import RequestOutcome, RunReport
 from traceeval_gui.model_jobs import RunModelJob
 from traceeval_gui.views.keyboard_dialog import action
+from traceeval_gui.views.release_field import ReleaseDialog
 from traceeval_gui.views.run_model_dialog import ModelRunRequest, RunModelDialog
 
 if TYPE_CHECKING:
@@ -79,10 +80,19 @@ class ModelRunActions(QObject):
         self.cancel_action = action(window, "&Cancel Model Run", self.cancel, None,
                                     "Stop the running model; answers already stored stay")
         self.cancel_action.setEnabled(False)
+        self.release_action = action(window, "TraceEval &Release…", self.ask_release, None,
+                                     "Your checkout of the TraceEval release: prompts take the paper's words from it")
 
     def add_to(self, menu: QMenu) -> None:
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)
+        menu.addSeparator()
+        menu.addAction(self.release_action)
+
+    def ask_release(self) -> None:
+        if ReleaseDialog(self.state, self.window).exec():
+            wording = self.state.prompt_wording()
+            self.message.emit(f"Prompts: {wording.label}")
 
     @property
     def running(self) -> bool:
@@ -111,7 +121,7 @@ class ModelRunActions(QObject):
         except (TraceEvalError, OSError) as error:
             self.message.emit(f"Could not save the endpoint settings: {error}")
         job = RunModelJob(self.state.opened.workspace_path, request.settings, request.keys,
-                          api_key=request.api_key, redo=request.redo)
+                          api_key=request.api_key, redo=request.redo, wording=request.wording)
         job.signals.progressed.connect(self._on_job_progressed)
         job.signals.outcome.connect(self._on_job_outcome)
         job.signals.finished.connect(self._on_job_finished)
@@ -121,7 +131,7 @@ class ModelRunActions(QObject):
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
         self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False)
-        self.message.emit(f"Running {request.settings.model} at {request.settings.base_url}…")
+        self.message.emit(f"Running {request.settings.model} at {request.settings.base_url} ({request.wording.label})…")
         self.state.jobs.start(job)
         return job
 

@@ -1,6 +1,8 @@
 """The "Run Model" dialog: endpoint, model, which programs, and the request parameters.
 
-It only gathers a `ModelRunRequest`; the window starts the job. The API key typed here is used
+It only gathers a `ModelRunRequest`; the window starts the job. The prompts take their words from
+the TraceEval release named here (the window's setting, which this field updates), else this
+project's wording, and the dialog says which. The API key typed here is used
 for this run and, only when asked, saved in the user's credentials file (mode 0600), never in
 the workspace. The counts line says how many programs will really be asked (answered ones are
 skipped unless "ask again" is ticked), so nobody sends 2,000 prompts by accident.
@@ -18,9 +20,11 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, Q
 from core.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.prompts import approximate_tokens, build_prompt
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.form_parts import layout_widget, spin_box
+from traceeval_gui.views.release_field import ReleaseField
 from traceeval_gui.views.style import MUTED_TEXT
 
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
@@ -34,6 +38,7 @@ class ModelRunRequest:
     api_key: str | None
     remember_key: bool
     redo: bool
+    wording: PromptWording = STUDIO_WORDING
 
 
 class RunModelDialog(QDialog):
@@ -46,6 +51,7 @@ class RunModelDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self._endpoint_group())
         layout.addWidget(self._programs_group())
+        layout.addWidget(self._prompt_group())
         layout.addWidget(self._parameters_group())
         self.counts_label = QLabel()
         self.error_label = QLabel()
@@ -137,6 +143,14 @@ class RunModelDialog(QDialog):
         limit_row.addWidget(QLabel("programs (0 = no limit)"))
         limit_row.addStretch(1)
         form.addRow("First:", layout_widget(limit_row))
+        return group
+
+    def _prompt_group(self) -> QGroupBox:
+        group = QGroupBox("Prompt wording: your TraceEval release")
+        self.release_field = ReleaseField(self.state.release_path,
+                                          self.state.opened.root if self.state.opened else None)
+        layout = QVBoxLayout(group)
+        layout.addWidget(self.release_field)
         return group
 
     def _parameters_group(self) -> QGroupBox:
@@ -241,15 +255,17 @@ class RunModelDialog(QDialog):
     def _on_run_clicked(self) -> None:
         try:
             settings = self._settings()
+            wording = self.release_field.wording()
             typed = self.key_edit.text().strip()
             api_key = typed or resolve_api_key(settings)
         except TraceEvalError as error:
             self.error_label.setText(str(error))
             self.error_label.show()
             return
+        self.state.set_release_path(self.release_field.path())
         keys = tuple(self.selected_keys())
         self.request = ModelRunRequest(settings, keys, api_key, self.remember_box.isChecked() and bool(typed),
-                                       self.redo_box.isChecked())
+                                       self.redo_box.isChecked(), wording)
         self.accept()
 
     def _on_preview_clicked(self) -> None:
@@ -258,7 +274,7 @@ class RunModelDialog(QDialog):
         if instance is None:
             return
         try:
-            prompt = build_prompt(instance)
+            prompt = build_prompt(instance, wording=self.release_field.wording())
         except TraceEvalError as error:
             self.error_label.setText(str(error))
             self.error_label.show()
@@ -272,8 +288,8 @@ class PromptPreviewDialog(QDialog):
         self.setWindowTitle(f"Prompt for {prompt.instance_key}")
         layout = QVBoxLayout(self)
         chars = len(prompt.system) + len(prompt.user)
-        facts = QLabel(f"{len(prompt.keys):,} questions · {chars:,} characters (≈{approximate_tokens(chars):,} "
-                       f"tokens) · hash {prompt.hash[:12]}")
+        facts = QLabel(f"{prompt.wording_label} · {len(prompt.keys):,} questions · {chars:,} characters "
+                       f"(≈{approximate_tokens(chars):,} tokens) · hash {prompt.hash[:12]}")
         facts.setStyleSheet(f"color: {MUTED_TEXT};")
         text = QPlainTextEdit(prompt.render())
         text.setReadOnly(True)
