@@ -74,11 +74,16 @@ def _innermost_class(name: str) -> str:
     return f"{package}.{segments[-1]}:{rest}" if package else f"{segments[-1]}:{rest}"
 
 
-def _python_dropped(name: str) -> bool:
+def _head(name: str) -> tuple[str, list[str]]:
+    """The part before the first `(`, stripped, and its dotted parts (Python's and JavaScript's stdlib test)."""
     head = name.split("(", 1)[0].strip()
+    return head, head.split(".")
+
+
+def _python_dropped(name: str) -> bool:
+    head, parts = _head(name)
     if not head:
         return False
-    parts = head.split(".")
     first = parts[0]
     if first == "builtins" or first in _PYTHON_STDLIB_MODULES:
         return True
@@ -88,10 +93,9 @@ def _python_dropped(name: str) -> bool:
 
 
 def _javascript_dropped(name: str) -> bool:
-    head = name.split("(", 1)[0].strip()
+    head, parts = _head(name)
     if not head:
         return False
-    parts = head.split(".")
     first = parts[0]
     if first in names.JS_GLOBALS or "prototype" in parts or head in names.JS_GLOBAL_FUNCTIONS:
         return True

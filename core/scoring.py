@@ -19,10 +19,10 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from core.answers import parse_answer, scored_graph
 from core.bootstrap import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
-from core.answers import parse_answer, scored_graph
 from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
 from core.rules import DEFAULT_RULES, PAPER, rules_title

@@ -120,7 +120,8 @@ def _crafted_programs(root: Path) -> list[tuple[Path, str]]:
                        {"index": ["lib.index.f"], "lib": [], "lib.index.f": [], "lib/util": [], "a.b": []}),
          "javascript"),
         (write_program(root / "java" / "nested_0001",
-                       {"Main.java": "package demo;\npublic class Main {\n  public static void main(String[] a) {}\n}\n",
+                       {"Main.java": "package demo;\npublic class Main {\n  public static void main(String[] a) {}"
+                                     "\n}\n",
                         "demo/Outer.java": "package demo;\nclass Outer {}\n"},
                        {"demo.Main:main(java.lang.String[])": [], "demo.Outer": [], "demo.Outer$Inner:run()": [],
                         "Main:<init>()": []}), "java"),

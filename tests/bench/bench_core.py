@@ -4,7 +4,8 @@ Prints: indexing 10,583 programs into a new workspace, reopening it, importing 1
 results (which scores them with the paper's modes), the 10-model paper table on the test split
 with every normalisation mode (as served, and cold: score cache dropped, empty name cache), and
 the same table from a straightforward loop that reloads every JSON file and normalises every
-name afresh (the baseline, same process).
+name afresh (the baseline, same process); then `traceeval parity` against a stand-in release
+(tests/release_standin.py) on the whole test split, beside the stand-in's own scoring alone.
 Targets (issue #2): index <= 20 s, reopen <= 1 s, table <= 3 s and >= 5x faster than the baseline.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -19,14 +21,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core import normalise  # noqa: E402
+from core import normalise, normalise_paper  # noqa: E402
 from core.importing import import_results  # noqa: E402
 from core.indexing import open_dataset  # noqa: E402
 from core.metrics import Counts, macro_average, micro_scores  # noqa: E402
 from core.normalise import MODES  # noqa: E402
+from core.parity import check_parity  # noqa: E402
 from core.scoring import Selection, score_table  # noqa: E402
 from tests.bench.common import timed  # noqa: E402
 from tests.bench.synthetic import corrupt, generate, split_ids  # noqa: E402
+from tests.release_standin import write_release  # noqa: E402
 
 SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"
 
@@ -62,11 +66,22 @@ def _edges(graph: dict, language: str, modes: frozenset[str]) -> set:
     edges = set()
     for caller, callees in graph.items():
         for callee in callees:
-            a = normalise._normalise(caller, language, modes)  # uncached, on purpose
-            b = normalise._normalise(callee, language, modes)
+            a = normalise_paper.normalise(caller, language, modes)  # uncached, on purpose
+            b = normalise_paper.normalise(callee, language, modes)
             if a is not None and b is not None:
                 edges.add((a, b))
     return edges
+
+
+def _release_alone(script: Path, root: Path) -> float:
+    """The stand-in release's own score_one over the generated results files, in a fresh interpreter."""
+    code = ("import sys, time; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import compute_metrics as c, "
+            "normalize_edges as n; t = time.perf_counter(); [c.score_one(Path(sys.argv[2]) / 'benchmark', p, "
+            "p.name.split('_')[-3], list(n.ALL_MODES)) for p in sorted(Path(sys.argv[2], 'results').glob('*.json'))]; "
+            "print(time.perf_counter() - t)")
+    done = subprocess.run([sys.executable, "-c", code, str(script.parent), str(root)], capture_output=True, text=True,
+                          check=True)
+    return float(done.stdout)
 
 
 def main() -> int:
@@ -109,6 +124,10 @@ def main() -> int:
                           lambda: score_table(ws, selection=selection, modes=MODES))
         baseline, base_s = timed("baseline: reload JSON, normalise every name", lambda: baseline_table(
             root, frozenset(MODES)))
+        script = write_release(work / "TraceEva") / "scripts" / "run_llm.py"
+        parity, parity_s = timed("traceeval parity against a stand-in release, test split",
+                                 lambda: check_parity(ws, script, selection, prompts_per_language=5))
+        release_s = _release_alone(script, root)
         ws.close()
 
         ours = {row.model: (row.average.precision, row.average.recall, row.average.f1) for row in table.rows}
@@ -119,7 +138,10 @@ def main() -> int:
               f"table {warm_s:.2f} s, cold {cold_s:.2f} s (<= 3) | baseline {base_s:.2f} s")
         print(f"speed-up over the baseline: table {base_s / warm_s:.0f}x, cold {base_s / cold_s:.1f}x (target >= 5x)")
         print(f"same numbers as the baseline: {'yes' if same else 'NO'}")
-        return 0 if same else 1
+        print(f"parity {parity_s:.2f} s ({len(parity.cells)} cells, {len(parity.prompts)} prompts, "
+              f"{len(parity.answers)} answers: {'full agreement' if parity.agrees else 'DIFFERENCES'}) | the "
+              f"stand-in release scoring the same results alone {release_s:.2f} s ({parity_s / release_s:.1f}x)")
+        return 0 if same and parity.agrees else 1
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
