@@ -143,7 +143,12 @@ def _write_job(ws: Workspace, work: Path, script: Path, table: ScoreTable, rows,
     for row in rows:
         target = gt_dir / row.language / row.id
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / row.folder / "callgraph.json", target / "callgraph.json")
+        source = root / row.folder / "callgraph.json"
+        try:
+            shutil.copyfile(source, target / "callgraph.json")  # refuses a FIFO rather than blocking on it
+        except OSError as error:
+            raise ReleaseError(f"{source}: cannot copy it for the release to score: {error.strerror or error}") \
+                from None
     selected = {row.key: row for row in rows}
     scores, files = [], {}
     for number, table_row in enumerate(table.rows):

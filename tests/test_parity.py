@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from core.errors import ReleaseError
 from core.indexing import open_dataset
 from core.parity import check_parity
 from core.scoring import Selection
@@ -115,3 +116,15 @@ def test_a_release_that_cannot_run_is_a_one_line_error(tmp_path, capsys):
     shutil.rmtree(checkout / "scripts")
     code, _, err = run(capsys, "parity", str(checkout / "data"), "--release", str(checkout))
     assert code == 2 and "no TraceEval release here" in err
+
+
+
+def test_a_ground_truth_gone_since_indexing_is_a_one_line_error(tmp_path):
+    checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
+    ws, _ = open_dataset(checkout / "data", tmp_path / "ws.sqlite")
+    with ws:
+        (checkout / "data" / "benchmark" / "python" / "calcpad_0001" / "callgraph.json").unlink()
+        with pytest.raises(ReleaseError) as caught:
+            check_parity(ws, checkout / "scripts" / "run_llm.py", Selection())
+    assert "calcpad_0001/callgraph.json: cannot copy it for the release to score" in str(caught.value)
+    assert "\n" not in str(caught.value)
