@@ -16,10 +16,10 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import ReleaseError
 from core.normalise import MODES
-from core.prompt_wording import STUDIO_WORDING, PromptWording
-from core.release import RELEASE_ENV, prompt_wording
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
+from core.prompt_wording import STUDIO_WORDING, PromptWording
+from core.release import RELEASE_ENV, prompt_wording
 from core.scoring import instance_counts
 from core.workspace import ModelRow, Workspace
 from traceeval_gui.jobs import JobRunner, OpenedDataset

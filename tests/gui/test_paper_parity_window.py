@@ -158,3 +158,15 @@ def test_run_model_sends_the_releases_words_and_records_them(window, state, qtbo
     run = state.workspace.model_run_rows("paper-words")[0]
     assert run.params["prompt_wording"] == wording.tag and run.params["release"] == wording.path
     assert state.release_path == str(release)  # the dialog's field is the window's setting
+
+
+def test_a_release_that_went_away_falls_back_to_the_studio_words_and_says_why(window, state, qtbot, release):
+    window.show_tab("answer")
+    state.select_instance("python/calcpad_0001")
+    window.answer_panel.show_view("prompt")
+    set_release_in_the_menu(window, qtbot, release)
+    assert "the TraceEval release's wording" in html.unescape(window.answer_panel.prompt_view.info_label.text())
+    (release / "scripts" / "run_llm.py").write_text("SYSTEM_PROMPT = f'{1}'\n")
+    state.set_release_path(str(release) + "/")  # set again (as the dialog does): read again
+    text = html.unescape(window.answer_panel.prompt_view.info_label.text())
+    assert "studio wording, not the paper's" in text and "SYSTEM_PROMPT is not a plain string literal" in text

@@ -343,7 +343,8 @@ class AnswerPanel(QWidget):
         if prompt is None:
             self.prompt_view.show_error(self._prompt[2] if self._prompt else "no program")
         else:
-            self.prompt_view.show_prompt(prompt, self.prediction.prompt_hash if self.prediction is not None else "")
+            self.prompt_view.show_prompt(prompt, self.prediction.prompt_hash if self.prediction is not None else "",
+                                         self.state.release_problem)
 
 
 def _message_label() -> QLabel:

@@ -73,8 +73,9 @@ class PromptView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.text_view, 1)
 
-    def show_prompt(self, prompt: Prompt, stored_hash: str = "") -> None:
-        """Show a prompt; `stored_hash`: the prompt hash stored with the shown answer ("" when none)."""
+    def show_prompt(self, prompt: Prompt, stored_hash: str = "", release_problem: str = "") -> None:
+        """Show a prompt; `stored_hash`: the prompt hash stored with the shown answer ("" when none);
+        `release_problem`: why the release set for the window could not give the words ("" when none)."""
         self.prompt = prompt
         text = prompt.render()
         if self.text_view.toPlainText() != text:
@@ -90,6 +91,8 @@ class PromptView(QWidget):
                          if stored_hash == prompt.hash else
                          f"<span style='color:{WARNING_TEXT}'>the stored answer was given another prompt "
                          f"(sha256 <code>{html.escape(stored_hash[:12])}</code>)</span>")
+        if release_problem:
+            facts.append(f"<span style='color:{WARNING_TEXT}'>⚠ {html.escape(release_problem)}</span>")
         self.info_label.setText(dot.join(facts))
         self.info_label.setToolTip(f"sha256 {prompt.hash}")
         self.copy_button.setEnabled(True)
