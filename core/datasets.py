@@ -102,7 +102,7 @@ def checked_root(root: str | Path) -> Path:
     if not path.exists():
         raise DatasetError(f"{path}: no such dataset folder")
     if not path.is_dir():
-        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see TRACEEVAL.md)")
+        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see docs/benchmark-contract.md)")
     return path
 
 

@@ -1,4 +1,4 @@
-"""Plain, immutable core data (DESIGN.md "Core data").
+"""Plain, immutable core data (docs/design.md "Core data").
 
 Lines are 1-based and columns 0-based, as editors and tree-sitter (rows + 1) show them.
 """

@@ -1,4 +1,4 @@
-"""`TraceRun`: what one execution of a program under a tracer witnessed (DESIGN.md "Core data").
+"""`TraceRun`: what one execution of a program under a tracer witnessed (docs/design.md "Core data").
 
 A run keeps every defined node (with its span, in source order: the `callgraph.json` keys),
 the edges it saw with their evidence (call count, call-site lines in the caller), the frames

@@ -1,4 +1,4 @@
-"""The layer rules of DESIGN.md, checked by import-linter, and the headless run with Qt blocked."""
+"""The layer rules of docs/design.md, checked by import-linter, and the headless run with Qt blocked."""
 import os
 import subprocess
 import sys

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # PySide6 before pyqtgraph (DESIGN.md)
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # PySide6 before pyqtgraph (docs/design.md)
 
     from PySide6.QtCore import QSettings, Qt, QTimer, qInstallMessageHandler
     from PySide6.QtGui import QGuiApplication

@@ -4,7 +4,7 @@
 
 Targets (the issue): switching to a 300-node instance <= ~60 ms for the graph's part (layout +
 paths + labels); a 2,000-node / 6,000-edge graph lays out in <= 2 s and repaints after a pan in
-<= 50 ms. The baseline is the naive drawing DESIGN.md forbids (one QGraphicsItem per node and per
+<= 50 ms. The baseline is the naive drawing docs/design.md forbids (one QGraphicsItem per node and per
 edge) in the same process, same view size, same pans.
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QShortcu
 from PySide6.QtWidgets import QWidget
 
 # isort: split
-import pyqtgraph as pg  # after PySide6 (DESIGN.md)
+import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
 from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
 from core.model import Edge

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 
 # isort: split
-import pyqtgraph as pg  # after PySide6 (DESIGN.md)
+import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
 DASHES = {  # in pen widths; flat caps: round caps on dashed antialiased paths are ~100x slower to stroke
     "solid": None,

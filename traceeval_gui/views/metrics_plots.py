@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 # isort: split
-import pyqtgraph as pg  # after PySide6 (DESIGN.md)
+import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
 from core.metrics import INSTANCE_RULE, Counts
 from core.model import LANGUAGE_TITLES
