@@ -22,7 +22,6 @@ from core.verdicts import now_iso
 log = logging.getLogger(__name__)
 
 
-
 @dataclass(frozen=True)
 class CachedAnswer:
     content: str | None

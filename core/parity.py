@@ -35,6 +35,7 @@ from core.prompts import build_prompt
 from core.release import read_release_wording, release_checkout
 from core.rules import PAPER
 from core.scoring import ScoreTable, Selection, score_table
+from core.user_python import NoPython, chosen_python
 from core.workspace import Workspace
 
 DRIVER = Path(__file__).with_name("parity_driver.py")
@@ -52,6 +53,10 @@ class CellCheck:
     theirs: dict[str, float]
     differs: tuple[str, ...]  # the quantities that differ (empty: the cell agrees)
     error: str = ""  # the release could not score this file
+
+    @property
+    def agrees(self) -> bool:
+        return not (self.differs or self.error)
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,13 @@ class ParityReport:
 
     @property
     def differences(self) -> int:
-        return (sum(bool(c.differs or c.error) for c in self.cells) + sum(not p.agrees for p in self.prompts)
-                + sum(not a.agrees for a in self.answers))
+        return sum(not check.agrees for check in (*self.cells, *self.prompts, *self.answers))
+
+    @property
+    def counts_text(self) -> str:
+        """In words: 8 of 8 table cells, 7 of 7 prompts, 13 of 13 answers agree."""
+        return (f"{_agreeing(self.cells)} table cells, {_agreeing(self.prompts)} prompts, "
+                f"{_agreeing(self.answers)} answers agree")
 
     @property
     def agrees(self) -> bool:
@@ -87,15 +97,12 @@ class ParityReport:
 
 
 def parity_python(given: str | None = None) -> str:
-    """The interpreter that runs the release: the one given, `$TRACEEVAL_PYTHON`, this one (or, in the
-    packaged app, whose executable is not a Python, `python3` from PATH)."""
-    chosen = given or os.environ.get("TRACEEVAL_PYTHON")
-    if not chosen and not getattr(sys, "frozen", False):
-        return sys.executable
-    found = shutil.which(chosen or "python3")
-    if found is None:
-        raise ReleaseError(f"{chosen or 'python3'}: no such Python to run the release with (give --python)")
-    return found
+    """The interpreter that runs the release (`core.user_python`: the one given, `$TRACEEVAL_PYTHON`, this one,
+    or in the packaged app `python3` from PATH)."""
+    try:
+        return chosen_python(given)
+    except NoPython as problem:
+        raise ReleaseError(f"no Python to run the release with: {problem} (give --python)") from None
 
 
 def check_parity(ws: Workspace, script: Path, selection: Selection, models: Sequence[str] | None = None,
@@ -150,9 +157,9 @@ def _write_job(ws: Workspace, work: Path, script: Path, table: ScoreTable, rows,
             raise ReleaseError(f"{source}: cannot copy it for the release to score: {error.strerror or error}") \
                 from None
     selected = {row.key: row for row in rows}
-    scores, files = [], {}
+    scores, files, answers = [], {}, []
     for number, table_row in enumerate(table.rows):
-        predictions = ws.predictions(table_row.model, list(selected))
+        predictions = ws.predictions(table_row.model, list(selected))  # read once: results and sampled answers
         for language in table.languages:
             records = {selected[key].id: {"prediction": p.graph.to_dict(), "raw_response": p.raw_response or ""}
                        for key, p in predictions.items() if selected[key].language == language}
@@ -164,15 +171,12 @@ def _write_job(ws: Workspace, work: Path, script: Path, table: ScoreTable, rows,
                                         "results": records}), encoding="utf-8")
             scores.append({"model": table_row.model, "language": language, "path": str(path)})
             files[(table_row.model, language)] = path
-    prompts = [{"key": row.key, "dir": str(root / row.folder), "language": row.language} for row in sample]
-    answers = []
-    for table_row in table.rows:
-        predictions = ws.predictions(table_row.model, [row.key for row in sample])
         for row in sample:
             prediction = predictions.get(row.key)
             if prediction is not None and prediction.raw_response is not None:
                 answers.append({"key": row.key, "model": table_row.model, "dir": str(root / row.folder),
                                 "language": row.language, "response": prediction.raw_response})
+    prompts = [{"key": row.key, "dir": str(root / row.folder), "language": row.language} for row in sample]
     job = {"scripts": str(script.parent), "gt_dir": str(gt_dir), "scores": scores, "prompts": prompts,
            "answers": answers}
     (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
@@ -254,8 +258,7 @@ def _compare_prompt(ws: Workspace, item: dict, wording) -> ItemCheck:
 def _compare_answer(ws: Workspace, item: dict) -> ItemCheck:
     if "error" in item:
         return ItemCheck(item["key"], item["model"], False, f"the release failed: {item['error'].splitlines()[0]}")
-    keys = ws.instance(item["key"]).ground_truth.keys
-    ours = answer_mapping(item["response"], keys)
+    ours = answer_mapping(item["response"], ws.ground_truths([item["key"]])[item["key"]].keys)
     theirs = item["graph"]
     if ours == theirs:
         return ItemCheck(item["key"], item["model"], True)
@@ -282,9 +285,9 @@ def render_parity(report: ParityReport, fmt: str = "text") -> str:
     lines = [f"Paper parity against {release_checkout(Path(report.release))} (scripts/run_llm.py sha256 "
              f"{report.sha256[:12]}), run with {report.python} (Python {report.python_version})",
              f"Table ({split}, paper rules, normalisation {', '.join(MODES)}): "
-             f"{_agreeing(report.cells, lambda c: not (c.differs or c.error))} cells agree"]
+             f"{_agreeing(report.cells)} cells agree"]
     for cell in report.cells:
-        if cell.error or cell.differs:
+        if not cell.agrees:
             what = LANGUAGE_TITLES.get(cell.language, "Average")
             if cell.error:
                 lines.append(f"  DIFFERS {cell.model} {what}: the release could not score it: "
@@ -293,7 +296,7 @@ def render_parity(report: ParityReport, fmt: str = "text") -> str:
             shown = ", ".join(f"{q} {_shown(cell.ours.get(q))} vs {_shown(cell.theirs.get(q))}" for q in cell.differs)
             lines.append(f"  DIFFERS {cell.model} {what} (this tool vs the release): {shown}")
     for title, checks in (("Prompts", report.prompts), ("Answers read", report.answers)):
-        lines.append(f"{title}: {_agreeing(checks, lambda c: c.agrees)} agree"
+        lines.append(f"{title}: {_agreeing(checks)} agree"
                      + ("" if checks else " (none to compare)"))
         for check in checks:
             if not check.agrees:
@@ -311,7 +314,7 @@ def parity_to_dict(report: ParityReport) -> dict:
         "python_version": report.python_version, "split": report.selection.split,
         "languages": list(report.selection.languages), "agrees": report.agrees,
         "differences": report.differences, "notes": report.notes,
-        "cells": [{"model": c.model, "language": c.language, "agrees": not (c.differs or c.error), "ours": c.ours,
+        "cells": [{"model": c.model, "language": c.language, "agrees": c.agrees, "ours": c.ours,
                    "theirs": c.theirs, "differs": list(c.differs), "error": c.error} for c in report.cells],
         "prompts": [{"instance": p.key, "agrees": p.agrees, "detail": p.detail} for p in report.prompts],
         "answers": [{"instance": a.key, "model": a.model, "agrees": a.agrees, "detail": a.detail}
@@ -319,8 +322,8 @@ def parity_to_dict(report: ParityReport) -> dict:
     }
 
 
-def _agreeing(checks, agrees) -> str:
-    return f"{sum(bool(agrees(c)) for c in checks):,} of {len(checks):,}"
+def _agreeing(checks) -> str:
+    return f"{sum(check.agrees for check in checks):,} of {len(checks):,}"
 
 
 def _shown(value) -> str:

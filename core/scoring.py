@@ -19,7 +19,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from core.answers import parse_answer, scored_graph
+from core.answers import scored_graph
 from core.bootstrap import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
@@ -140,18 +140,14 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
             truths = truths or NormalisedTruths(ws, modes, rules)
             truth = truths(todo, languages)
             if rules != PAPER:  # the rule set reads the raw responses itself
-                raw = ws.raw_responses(model, todo)
-                predictions = {k: _reread(predictions[k], raw.get(k), truths.keys[k], rules) for k in todo}
+                stored = ws.predictions(model, todo)
+                predictions = {k: scored_graph(stored[k], truths.keys[k], rules).to_dict() for k in todo}
             fresh = {k: count_edges(truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes,
                                                               rules))
                      for k in todo}
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
     return {k: cached[k] for k in languages if k in cached}
-
-
-def _reread(stored: dict[str, list[str]], raw: str | None, keys: Sequence[str], rules: str) -> dict[str, list[str]]:
-    return stored if raw is None else parse_answer(raw, keys, rules).graph.to_dict()
 
 
 def mapping_pairs(mapping: dict[str, list[str]]):

@@ -240,15 +240,6 @@ class Workspace:
         rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
         return {key: json.loads(text) for key, text in rows}
 
-    def raw_responses(self, model: str, keys: Iterable[str]) -> dict[str, str]:
-        """The raw responses of the given instances that have one."""
-        rows = []
-        for chunk in _chunks(list(keys), 500):
-            rows += self.db.execute(f"select instance_key, raw_response from predictions where model = ? and "
-                                    f"raw_response is not null and instance_key in ({','.join('?' * len(chunk))})",
-                                    [model, *chunk]).fetchall()
-        return dict(rows)
-
     def ground_truth_mappings(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """The stored `{caller: [callees]}` of the given instances (all when `keys` is None)."""
         if keys is None:

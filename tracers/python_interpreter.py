@@ -1,9 +1,8 @@
-"""Which Python interpreter runs traced programs.
+"""Which Python interpreter runs traced programs, and what it is.
 
-Normally this one (`sys.executable`). `$TRACEEVAL_PYTHON` names another. The packaged app
-(PyInstaller, `sys.frozen`) has no interpreter of its own that could run arbitrary programs (its
-executable is the app, and it carries only the standard library modules the app imports), so it
-uses `python3` from PATH, as the other tracers use `node` and `javac` from PATH.
+The choice is `core.user_python`'s: this one, `$TRACEEVAL_PYTHON`, or in the packaged app
+`python3` from PATH (its executable is the app, carrying only the standard library modules the app
+imports), as the other tracers use `node` and `javac` from PATH.
 
 The C profiler (`python_runtime/_profiler*.so`) is built for one interpreter version; it is used
 only when a build for the chosen interpreter's extension suffix sits in the runtime folder, else
@@ -11,8 +10,6 @@ the child falls back to the pure-Python backend.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,9 +17,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from core.user_python import PYTHON_ENV, NoPython, chosen_python, is_frozen
 from tracers.python_runtime import RUNTIME_DIR
 
-INTERPRETER_ENV = "TRACEEVAL_PYTHON"
+INTERPRETER_ENV = PYTHON_ENV
 MINIMUM_VERSION = (3, 10)
 # The child names its own executable: a launcher such as a pyenv shim resolves to the real interpreter.
 _ASK = "import sys, sysconfig; print(sys.executable); print('.'.join(map(str, sys.version_info[:3]))); " \
@@ -50,17 +48,11 @@ class InterpreterProblem(Exception):
 
 def find_interpreter() -> Interpreter:
     """The interpreter for traced programs; raises InterpreterProblem with a one-line reason."""
-    wanted = os.environ.get(INTERPRETER_ENV)
-    if wanted:
-        path = shutil.which(wanted)
-        if path is None:
-            raise InterpreterProblem(f"${INTERPRETER_ENV} names {wanted}, which is not an executable")
-    elif getattr(sys, "frozen", False):
-        path = shutil.which("python3") or shutil.which("python")
-        if path is None:
-            raise InterpreterProblem(f"no python3 on PATH: the packaged app runs Python programs with the system's "
-                                     f"Python {'.'.join(map(str, MINIMUM_VERSION))}+ (or set ${INTERPRETER_ENV})")
-    else:
+    try:
+        path = chosen_python()
+    except NoPython as problem:
+        raise InterpreterProblem(str(problem)) from None
+    if path == sys.executable and not is_frozen():
         return Interpreter(sys.executable, tuple(sys.version_info[:3]), sysconfig.get_config_var("EXT_SUFFIX") or "")
     return _describe(path)
 

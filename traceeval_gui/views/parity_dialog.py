@@ -114,10 +114,10 @@ class ParityDialog(QDialog):
             return
         self.job, self.report = None, report
         if report.agrees:
-            self._say(f"<b>Full agreement</b> with the release ({report_counts(report)}).", GREEN)
+            self._say(f"<b>Full agreement</b> with the release ({report.counts_text}).", GREEN)
         else:
             self._say(f"<b>{report.differences} difference{'s' if report.differences != 1 else ''}</b> from the "
-                      f"release ({report_counts(report)}).", ERROR_COLOUR)
+                      f"release ({report.counts_text}).", ERROR_COLOUR)
         self.browser.setHtml(report_html(report))
         self.copy_button.setEnabled(True)
 
@@ -131,20 +131,12 @@ class ParityDialog(QDialog):
             QGuiApplication.clipboard().setText(render_parity(self.report))
 
 
-def report_counts(report: ParityReport) -> str:
-    cells = sum(not (c.differs or c.error) for c in report.cells)
-    prompts = sum(p.agrees for p in report.prompts)
-    answers = sum(a.agrees for a in report.answers)
-    return (f"{cells} of {len(report.cells)} table cells, {prompts} of {len(report.prompts)} prompts, "
-            f"{answers} of {len(report.answers)} answers agree")
-
-
 def report_html(report: ParityReport) -> str:
     head = "".join(f"<th align='right'>{h}</th>" for h in ("Programs", "TP", "FP", "FN", "P", "R", "F1"))
     rows = []
     for cell in report.cells:
-        agrees = not (cell.differs or cell.error)
-        mark = f"<span style='color:{GREEN}'>✓</span>" if agrees else f"<span style='color:{ERROR_COLOUR}'>✗</span>"
+        mark = f"<span style='color:{GREEN}'>✓</span>" if cell.agrees else \
+            f"<span style='color:{ERROR_COLOUR}'>✗</span>"
         values = []
         for quantity in ("programs", "tp", "fp", "fn", "precision", "recall", "f1"):
             ours, theirs = cell.ours.get(quantity), cell.theirs.get(quantity)
