@@ -35,7 +35,9 @@ from tracers import java_toolchain
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.java_compiler import CompiledClass, CompileServer
 from tracers.java_plan import build_plan
-from tracers.sandbox import Limits, program_copy, run_sandboxed
+from tracers.run_folder import run_folder
+from tracers.sandbox import Limits, run_sandboxed
+from tracers.sandbox_view import install_root
 from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
 
 MAIN_SIGNATURE = ":main(java.lang.String[])"
@@ -111,8 +113,8 @@ class JavaTracer:
             jdk = java_toolchain.find_jdk()
         except TracerError as error:
             return early(traces.TRACER_ERROR, str(error))
-        with program_copy(instance.root) as program:
-            out = program.parent / "out"
+        with run_folder(instance.root) as folder:
+            program, out = folder.program, folder.out
             classes = out / "classes"
             classes.mkdir()
             clock_phase = time.monotonic()
@@ -127,14 +129,15 @@ class JavaTracer:
             if entry is None or not _is_public_static_main(compiled.classes, entry):
                 return early(traces.NO_ENTRY_POINT, f"{main_class} has no public static void main(String[])")
             (out / "plan.tsv").write_text(plan.text(), encoding="utf-8")
-            log = out / "trace.log"
+            log = folder.private / "trace.log"
             argv = [str(jdk.java), *jvm_options(options.limits), f"-javaagent:{agent}={out / 'plan.tsv'}",
                     "-cp", str(classes), entry.replace("/", ".")]
             clock_phase = time.monotonic()
-            result = run_sandboxed(argv, program, env={LOG_ENV: str(log)}, writable=[out], limits=options.limits,
-                                   cancel=options.cancel)
+            toolchain = [*install_root(jdk.java), agent, *java_toolchain.asm_jars(), out]
+            result = run_sandboxed(argv, folder, read_only=toolchain, handed={LOG_ENV: log},
+                                   limits=options.limits, cancel=options.cancel)
             timings["run"] = time.monotonic() - clock_phase
-            raw = read_log(log)
+            raw = read_log(log, options.limits)
 
         def name_of(frame: str) -> str | None:
             index = int(frame) if frame.isdigit() else -1
@@ -143,7 +146,7 @@ class JavaTracer:
         return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
                          version=self.version, started_at=started_at, nodes=nodes, raw=raw, result=result,
                          limits=options.limits, name_of=name_of, keep_self_edges=True, timings=timings,
-                         warnings=plan.warnings)
+                         warnings=[*folder.notes, *plan.warnings])
 
 
 def _is_public_static_main(classes: list[CompiledClass], internal_name: str) -> bool:

@@ -42,7 +42,9 @@ from core.symbols.parsing import Source, first_error_line
 from core.traces import TraceRun
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.js_instrument import Span, instrument
-from tracers.sandbox import Limits, program_copy, run_sandboxed
+from tracers.run_folder import run_folder
+from tracers.sandbox import Limits, run_sandboxed
+from tracers.sandbox_view import install_root
 from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
 
 RUNTIME = Path(__file__).with_name("js_runtime") / "runtime.js"
@@ -96,20 +98,20 @@ class JavaScriptTracer:
         problem = syntax_problem(files)
         if problem:
             return stopped(traces.COMPILE_ERROR, problem)
-        with program_copy(instance.root) as copy:
+        with run_folder(instance.root) as folder:
+            copy = folder.program
             clock_instrument = time.monotonic()
-            warnings = write_instrumented(copy, files, table)
+            warnings = folder.notes + write_instrumented(copy, files, table)
             timings["instrument"] = time.monotonic() - clock_instrument
-            out = copy.parent / "out"
-            log = out / "trace.jsonl"
+            log = folder.private / "trace.jsonl"
             argv = [node, f"--max-old-space-size={heap_mb(options.limits)}", "--require", str(RUNTIME),
                     entry]
-            env = {LOG_ENV: str(log), ROOT_ENV: str(copy),
+            env = {ROOT_ENV: str(copy),
                    CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files))}
-            result = run_sandboxed(argv, copy, env=env, writable=[out], limits=options.limits,
-                                   cancel=options.cancel)
+            result = run_sandboxed(argv, folder, env=env, read_only=[*install_root(node), RUNTIME.parent],
+                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel)
             timings["run"] = result.duration_s
-            raw = read_log(log)
+            raw = read_log(log, options.limits)
         compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in raw.warnings if w.startswith(COMPILE_ERROR_MARK)]
         if compile_errors:
             return stopped(traces.COMPILE_ERROR, located(compile_errors[0], result.stderr, copy))

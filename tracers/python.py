@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from core import traces
 from core.model import Instance
@@ -45,8 +46,10 @@ from tracers import tracelog
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.python_frames import FrameNames
 from tracers.python_interpreter import Interpreter, InterpreterProblem, find_interpreter
-from tracers.python_runtime import RUN_SCRIPT
-from tracers.sandbox import program_copy, run_sandboxed
+from tracers.python_runtime import RUN_SCRIPT, RUNTIME_DIR
+from tracers.run_folder import run_folder
+from tracers.sandbox import run_sandboxed
+from tracers.sandbox_view import install_root
 
 BACKENDS = ("auto", "c", "python")
 LOG_NAME = "trace.jsonl"
@@ -103,21 +106,20 @@ class PythonTracer:
         if stopped:
             return tracelog.stopped_run(self, instance.key, started_at, *stopped, nodes=table.nodes, timings=timings)
         clock = time.perf_counter()
-        with program_copy(instance.root) as copy:
-            out = copy.parent / "out"
-            log = out / LOG_NAME
-            argv = [interpreter.path, "-I", "-B", RUN_SCRIPT, str(copy), instance.entry_point,
+        with run_folder(instance.root) as folder:
+            log = folder.private / LOG_NAME
+            argv = [interpreter.path, "-I", "-B", RUN_SCRIPT, str(folder.program), instance.entry_point,
                     self.backend_for(interpreter)]
-            result = run_sandboxed(argv, copy, env={tracelog.LOG_ENV: str(log)}, writable=[out],
-                                   limits=options.limits, cancel=options.cancel)
-            raw = tracelog.read_log(log)
+            result = run_sandboxed(argv, folder, read_only=[*install_root(interpreter.path), Path(RUNTIME_DIR)],
+                                   handed={tracelog.LOG_ENV: log}, limits=options.limits, cancel=options.cancel)
+            raw = tracelog.read_log(log, options.limits)
         timings["run"] = time.perf_counter() - clock
         clock = time.perf_counter()
         names = FrameNames(table, sources)
         run = tracelog.build_run(
             instance_key=instance.key, language="python", tracer=self.name, version=self.version,
             started_at=started_at, nodes=table.nodes, raw=raw, result=result, limits=options.limits,
-            name_of=names.name_of, keep_self_edges=False, timings=timings)
+            name_of=names.name_of, keep_self_edges=False, timings=timings, warnings=folder.notes)
         timings["map"] = time.perf_counter() - clock
         return replace(run, duration_s=sum(timings.values()), timings=timings)
 

@@ -1,17 +1,20 @@
-"""Run untrusted program code in a child process that cannot hang or harm the machine.
+"""Run untrusted program code in a child process that cannot hang, harm or read the machine.
 
-One runner for every tracer. The program always runs on a temporary copy of its folder
-(`program_copy`), with:
-- a wall-clock timeout, then the whole process tree is killed (killed at once, too, when the
-  caller sets its cancel event);
-- resource limits: CPU seconds, data memory, file size, and a process/thread budget
-  (a pids cgroup when one can be created, else RLIMIT_NPROC, which the kernel ignores for root);
-- a scrubbed environment built from scratch: nothing of ours (API keys, tokens) reaches it;
-- empty stdin; stdout/stderr read concurrently, only head and tail kept, killed past a cap;
-- with bubblewrap (`bwrap`, Debian package `bubblewrap`): new network, PID, IPC and UTS
-  namespaces (network cut), the host file system read-only, a private /tmp, and only the
-  program copy and the tracer's output folder writable; the namespace dies with its parent.
-  Without bwrap the limits above still hold, and the run says that it was not isolated.
+One runner for every tracer. The program runs on the safe copy of its folder (`run_folder`):
+- inside bubblewrap (`sandbox_view`): new namespaces, no network, an unprivileged id with no
+  capabilities, a seccomp filter, and a file system built from what it needs;
+- in a cgroup of its own (`sandbox_cgroups`) capping its tasks and all the memory it can use
+  (its tmpfs folders included), with rlimits for CPU seconds, data memory and file size;
+- with an environment built from scratch (nothing of ours, API keys or tokens, reaches it),
+  empty stdin, stdout/stderr drained concurrently (head and tail kept, killed past a cap);
+- a wall-clock timeout, after which (or at once, on the caller's cancel event) the whole
+  process tree is killed.
+A file the program must write for us (the trace log) lives in a folder it cannot see and is
+handed over as an inherited descriptor, so it cannot be replaced by a FIFO or a link.
+
+What a machine cannot provide (no bubblewrap, no cgroup) is a *weakness*: runs refuse to start
+unless the user allowed it in `$TRACEEVAL_SANDBOX_ALLOW` (names, or `all`), and a run that went
+ahead says what it lacked. `traceeval doctor` proves each property with probe programs.
 """
 from __future__ import annotations
 
@@ -20,29 +23,41 @@ import resource
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
-import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tracers.run_folder import RunFolder
+from tracers.sandbox_cgroups import RunCgroups
+from tracers.sandbox_view import Identity, build_view, drop_to, enter_staged, sandbox_identity
+from tracers.seccomp_filter import SeccompUnavailable, filter_fd, filter_program
+
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+ALLOW_ENV = "TRACEEVAL_SANDBOX_ALLOW"
+# The properties a machine may lack, and what each one means for a run.
+WEAKNESSES = {
+    "isolation": "the program sees the host's files and network (bubblewrap cannot run here)",
+    "seccomp": "no system-call filter (libseccomp missing)",
+    "memory": "no memory cgroup: shared memory and tmpfs writes are not counted against the memory limit",
+    "processes": "no pids cgroup and running as root: fork bombs are stopped only by the time limit",
+}
 
 
 @dataclass(frozen=True)
 class Limits:
     wall_s: float = 30.0
     cpu_s: int = 60
-    memory_mb: int = 2048  # RLIMIT_DATA: heap and private writable mappings
-    file_mb: int = 64  # largest file the program may write
+    memory_mb: int = 2048  # everything the run allocates (memory cgroup); RLIMIT_DATA as well
+    file_mb: int = 64  # largest file the program may write (the trace log included)
     processes: int = 256  # processes and threads, the JVM's own included
     output_bytes: int = 8 * 1024 * 1024  # stdout + stderr; more kills the program
     tail_bytes: int = 4000  # kept of each stream for the run record
+    tmp_mb: int = 256  # the private /tmp (tmpfs, inside the memory limit)
+    shm_mb: int = 64  # the private /dev/shm
+    write_mb: int = 256  # what the program may add to its own folder, all files together
 
 
 @dataclass(frozen=True)
@@ -55,14 +70,18 @@ class SandboxResult:
     duration_s: float
     stdout: str  # head + tail of the stream when it was long
     stderr: str
-    isolation: str  # human description of what isolated the run
+    isolation: str  # what isolated the run, and what it lacked
     cancelled: bool = False  # the caller's cancel event stopped it (the tree was killed: see `signal`)
+    memory_limited: bool = False
+    refused: str = ""  # why the run did not start: a weakness the user did not allow
 
     @property
     def limit_reason(self) -> str | None:
         """Which limit ended the run, in words, or None."""
         if self.process_limited:
             return "process limit"
+        if self.memory_limited and self.signal == signal.SIGKILL:
+            return "memory limit"
         if self.output_limited:
             return "output size limit"
         if self.timed_out:
@@ -78,79 +97,134 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def isolation_report() -> list[tuple[str, bool, str]]:
-    """(component, works, detail) for `traceeval doctor`: bubblewrap and the process budget."""
+@cache
+def bwrap_problem() -> str:
+    """Why bubblewrap cannot build a sandbox here ('' when it can): tried once per process."""
     bwrap = bwrap_path()
     if bwrap is None:
-        sandbox = ("sandbox", False, ("bwrap not found: programs run with limits only, network and files "
-                                      "reachable (install the Debian package bubblewrap)"))
-    else:
-        with tempfile.TemporaryDirectory() as folder:
-            result = run_sandboxed(["/bin/true"], Path(folder), limits=Limits(wall_s=10))
-        works = result.exit_code == 0
-        sandbox = ("sandbox", works, f"{bwrap}: network cut, host read-only, private /tmp" if works else
-                   f"{bwrap} cannot create namespaces here: {result.stderr.strip()[:200]}")
-    cgroup = _PidsCgroup.create(Limits().processes)
-    if cgroup:
-        cgroup.remove()
-        budget = ("process limit", True, "a pids cgroup per run")
-    elif os.getuid() == 0:
-        budget = ("process limit", False, ("running as root without a writable pids cgroup: RLIMIT_NPROC does "
-                                           "not apply to root, fork bombs are stopped only by the time limit"))
-    else:
-        budget = ("process limit", True, "RLIMIT_NPROC (this user's tasks + the budget)")
-    return [sandbox, budget]
-
-
-@contextmanager
-def program_copy(source: Path) -> Iterator[Path]:
-    """A private, writable copy of a program folder, removed afterwards.
-
-    The copy lives under a fresh temporary folder (`<tmp>/program`), so a tracer can put its
-    own output next to it (`<tmp>/out`) without the program's files being mixed in.
-    """
-    base = Path(tempfile.mkdtemp(prefix="traceeval-run-"))
+        return "bwrap not found (install the Debian package bubblewrap)"
+    identity = sandbox_identity()
+    command = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(identity.uid),
+               "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+               "--symlink", "usr/lib64", "/lib64", "--", "/usr/bin/true"]
     try:
-        target = base / "program"
-        shutil.copytree(source, target, symlinks=False, ignore_dangling_symlinks=True)
-        (base / "out").mkdir()
-        yield target
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False,
+                              preexec_fn=lambda: drop_to(identity))  # noqa: PLW1509
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{bwrap} does not run: {error}"
+    if done.returncode != 0:
+        return f"{bwrap} cannot create namespaces here: {done.stderr.strip()[:200]}"
+    return ""
+
+
+def allowed_weaknesses() -> set[str]:
+    words = {word.strip() for word in os.environ.get(ALLOW_ENV, "").replace(",", " ").split()}
+    return set(WEAKNESSES) if "all" in words else words & set(WEAKNESSES)
+
+
+def weaknesses(cgroups: RunCgroups) -> dict[str, str]:
+    """The properties this run would lack, with what each means."""
+    found = {}
+    if bwrap_problem():
+        found["isolation"] = f"{WEAKNESSES['isolation']}: {bwrap_problem()}"
+    else:
+        try:
+            filter_program()
+        except SeccompUnavailable as problem:
+            found["seccomp"] = str(problem)
+    if not cgroups.has("memory"):
+        found["memory"] = WEAKNESSES["memory"]
+    if not cgroups.has("pids") and os.getuid() == 0:
+        found["processes"] = WEAKNESSES["processes"]
+    return found
 
 
 def scrubbed_environment(extra: Mapping[str, str], home: Path) -> dict[str, str]:
-    """A minimal environment: PATH, locale, HOME in the program copy, plus the tracer's own."""
+    """A minimal environment: PATH, locale, HOME in the program folder, plus the tracer's own."""
     env = {"PATH": BASE_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": str(home),
            "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
     env.update(extra)
     return env
 
 
-def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {},
-                  writable: Sequence[Path] = (), limits: Limits = Limits(),
-                  cancel: threading.Event | None = None) -> SandboxResult:
-    """Run `argv` in `cwd` (the program copy, always writable) under `limits`.
+def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, str] = {},
+                  read_only: Sequence[Path] = (), handed: Mapping[str, Path] = {},
+                  limits: Limits = Limits(), cancel: threading.Event | None = None) -> SandboxResult:
+    """Run `argv` in the program folder of `folder` under `limits`.
 
-    `env` is added to the scrubbed environment; `writable` are more folders the child may
-    write (the tracer's output folder). Setting `cancel` kills the whole process tree within
-    a few hundredths of a second (the result says `cancelled`). Returns when the whole process
-    tree is gone.
+    `read_only` are the toolchain folders and files the program needs to see; `env` is added
+    to the scrubbed environment; `handed` maps an environment variable to a file (in
+    `folder.private`) the program may append to: it is created here, and the variable names
+    the program's inherited descriptor of it (`/proc/self/fd/N`). Setting `cancel` kills the
+    whole process tree within a few hundredths of a second. Returns when the tree is gone.
     """
-    full_env = scrubbed_environment(env, cwd)
-    bwrap = bwrap_path()
-    cgroup = _PidsCgroup.create(limits.processes)
-    if bwrap:
-        command = [bwrap, *_bwrap_options(argv, cwd, writable), "--", *argv]
-        isolation = "bwrap: network cut, host read-only, private /tmp"
-    else:
-        command = list(argv)
-        isolation = "not isolated (bwrap not found): limits only, network and files reachable"
+    cgroups = RunCgroups.create(limits.processes, limits.memory_mb)
+    lacking = weaknesses(cgroups)
+    refused = sorted(set(lacking) - allowed_weaknesses())
+    if refused:
+        cgroups.remove()
+        reasons = "; ".join(lacking[name] for name in refused)
+        return _refused(f"the sandbox cannot hold here: {reasons} (to run anyway, set "
+                        f"{ALLOW_ENV}={','.join(refused)})")
+    identity = sandbox_identity()
+    descriptors, full_env = [], scrubbed_environment(env, folder.program)
+    try:
+        for name, path in handed.items():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND, 0o600)
+            descriptors.append(fd)
+            _give(path, identity)
+            full_env[name] = f"/proc/self/fd/{fd}"
+        _give_folders(folder, identity)
+        command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors)
+        if lacking:
+            isolation += f"; lacking, as allowed by {ALLOW_ENV}: " + "; ".join(lacking.values())
+        return _supervise(command, folder, full_env, descriptors, staged, identity, cgroups, limits,
+                          cancel, isolation)
+    finally:
+        for fd in descriptors:
+            os.close(fd)
+        cgroups.remove()
+
+
+def _refused(message: str) -> SandboxResult:
+    return SandboxResult(exit_code=None, signal=None, timed_out=False, output_limited=False,
+                         process_limited=False, duration_s=0.0, stdout="", stderr="", isolation="",
+                         refused=message)
+
+
+def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], identity: Identity,
+             limits: Limits, descriptors: list[int]) -> tuple[list[str], list[tuple[str, str]], str]:
+    """The full command line, the folders to stage, and the run's isolation in words."""
+    if bwrap_problem():
+        return list(argv), [], "not isolated"
+    try:
+        seccomp = filter_fd()
+        descriptors.append(seccomp)
+    except SeccompUnavailable:
+        seccomp = None
+    program_bytes = _size_of(folder.program) + limits.write_mb * 1024 * 1024
+    view = build_view(folder.program, read_only, identity=identity, stage_folder=folder.base / "stage",
+                      tmp_bytes=limits.tmp_mb * 1024 * 1024, shm_bytes=limits.shm_mb * 1024 * 1024,
+                      program_bytes=program_bytes, seccomp_fd=seccomp)
+    who = "as nobody" if identity.switches else "as this user"
+    isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
+                 f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "
+                 f"program folder +{limits.write_mb} MiB")
+    return [bwrap_path(), *view.options, "--", *view.launcher, *argv], view.staged, isolation
+
+
+def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
+               staged: list[tuple[str, str]], identity: Identity, cgroups: RunCgroups, limits: Limits,
+               cancel: threading.Event | None, isolation: str) -> SandboxResult:
+    if cgroups.has("memory"):
+        isolation += f"; memory cgroup {limits.memory_mb} MiB"
+    if cgroups.has("pids"):
+        isolation += f"; pids cgroup {limits.processes}"
     started = time.monotonic()
     process = subprocess.Popen(
-        command, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True,
-        preexec_fn=_limit_child(limits, cgroup))  # noqa: PLW1509 (rlimits + cgroup must be set before exec)
+        command, cwd=folder.program, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True, pass_fds=descriptors,
+        preexec_fn=_prepare_child(limits, cgroups, staged, identity))  # noqa: PLW1509
     budget = _OutputBudget(limits.output_bytes)
     out = _StreamTail(process.stdout, limits.tail_bytes, budget)
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
@@ -168,57 +242,30 @@ def run_sandboxed(argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] = {}
                 break
             budget.exceeded.wait(0.01)
     finally:
-        _kill_tree(process, cgroup)
+        _kill_tree(process, cgroups)
         out.join()
         err.join()
-        process_limited = bool(cgroup and cgroup.hit_limit())
-        if cgroup:
-            cgroup.remove()
     code, signal_number = process.returncode, None
     if code < 0:
         code, signal_number = None, -code
-    elif bwrap and code > 128:  # bwrap reports a child killed by signal N as exit 128 + N
+    elif command[0] == bwrap_path() and code > 128:  # bwrap reports a child killed by signal N as 128 + N
         code, signal_number = None, code - 128
     return SandboxResult(
-        exit_code=code, signal=signal_number,
-        timed_out=timed_out, output_limited=budget.exceeded.is_set(), process_limited=process_limited,
+        exit_code=code, signal=signal_number, timed_out=timed_out, output_limited=budget.exceeded.is_set(),
+        process_limited=cgroups.hit("pids"), memory_limited=cgroups.hit("memory"),
         duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation,
         cancelled=cancelled)
 
 
-def _bwrap_options(argv: Sequence[str], cwd: Path, writable: Sequence[Path]) -> list[str]:
-    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-               "--unshare-all", "--die-with-parent", "--new-session"]
-    for path in _hidden_by_private_tmp(argv):
-        options += ["--ro-bind", str(path), str(path)]
-    for folder in (cwd, *writable):
-        options += ["--bind", str(folder), str(folder)]
-    return options + ["--chdir", str(cwd)]
-
-
-def _hidden_by_private_tmp(argv: Sequence[str]) -> list[Path]:
-    """Host paths the child needs that the private /tmp would hide, to show again read-only:
-    our own code and interpreter (a checkout or virtualenv under /tmp, as in CI) and the absolute
-    paths named in `argv` (also inside options such as `-javaagent:/tmp/x/agent.jar`)."""
-    candidates = [Path(__file__).resolve().parents[1], Path(sys.prefix), Path(sys.base_prefix),
-                  Path(os.path.realpath(sys.executable)).parent]
-    for arg in argv:
-        for part in arg.replace("=", ":").split(":"):
-            if part.startswith("/") and os.path.exists(part):
-                candidates.append(Path(part))
-    tmp = Path("/tmp")
-    hidden = sorted({c for c in candidates if c != tmp and c.is_relative_to(tmp)})
-    return [path for path in hidden if not any(path != other and path.is_relative_to(other) for other in hidden)]
-
-
-def _limit_child(limits: Limits, cgroup: _PidsCgroup | None):
-    """Runs in the child between fork and exec: join the cgroup first, then set rlimits."""
-    procs = str(cgroup.path / "cgroup.procs") if cgroup else None
-    task_budget = None if cgroup else _user_task_count() + limits.processes
+def _prepare_child(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]], identity: Identity):
+    """Runs in the child between fork and exec: join the cgroups, set rlimits, stage the
+    folders `nobody` cannot reach, then drop to the sandbox's identity."""
+    procs = cgroups.procs_files
+    task_budget = None if cgroups.has("pids") or os.getuid() == 0 else _user_task_count() + limits.processes
 
     def apply() -> None:
-        if procs:
-            with open(procs, "w") as handle:
+        for path in procs:
+            with open(path, "w") as handle:
                 handle.write(str(os.getpid()))
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         memory = limits.memory_mb * 1024 * 1024
@@ -228,7 +275,31 @@ def _limit_child(limits: Limits, cgroup: _PidsCgroup | None):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if task_budget is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (task_budget, task_budget))
+        enter_staged(staged)
+        drop_to(identity)
     return apply
+
+
+def _give(path: Path, identity: Identity) -> None:
+    if identity.switches:
+        os.chown(path, identity.uid, identity.gid, follow_symlinks=False)
+
+
+def _give_folders(folder: RunFolder, identity: Identity) -> None:
+    """As root, the run folder (not its private part) belongs to the sandbox's user."""
+    if not identity.switches:
+        return
+    _give(folder.base, identity)
+    for top in (folder.program, folder.out):
+        _give(top, identity)
+        for parent, folders, files in os.walk(top):
+            for name in folders + files:
+                _give(Path(parent) / name, identity)
+
+
+def _size_of(folder: Path) -> int:
+    return sum(os.lstat(os.path.join(parent, name)).st_size
+               for parent, _, files in os.walk(folder) for name in files)
 
 
 def _user_task_count() -> int:
@@ -245,22 +316,20 @@ def _user_task_count() -> int:
     return count
 
 
-def _kill_tree(process: subprocess.Popen, cgroup: _PidsCgroup | None) -> None:
-    """SIGKILL the process group (and, with a cgroup, every task that left it)."""
+def _kill_tree(process: subprocess.Popen, cgroups: RunCgroups) -> None:
+    """SIGKILL the process group and every task of the run's cgroups (those that left the group)."""
     for _ in range(50):
         try:
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             pass
-        if cgroup:
-            cgroup.kill_all()
+        cgroups.kill_all()
         try:
             process.wait(timeout=0.1)
             break
         except subprocess.TimeoutExpired:
             continue
-    if cgroup:
-        cgroup.kill_all()
+    cgroups.kill_all()
 
 
 class _OutputBudget:
@@ -315,70 +384,3 @@ class _StreamTail:
             return f"{head}\n[... {skipped} bytes not kept ...]\n{tail}"
         return head + tail
 
-
-class _PidsCgroup:
-    """A pids cgroup (v2 delegated subtree or v1 pids hierarchy) capping one run's tasks."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    @classmethod
-    def create(cls, limit: int) -> _PidsCgroup | None:
-        for parent in _pids_cgroup_parents():
-            path = parent / f"traceeval-{uuid.uuid4().hex[:12]}"
-            try:
-                path.mkdir()
-            except OSError:
-                continue
-            try:
-                (path / "pids.max").write_text(str(limit))
-                return cls(path)
-            except OSError:
-                path.rmdir()
-        return None
-
-    def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
-
-    def kill_all(self) -> None:
-        for pid in self.pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    def hit_limit(self) -> bool:
-        try:
-            events = (self.path / "pids.events").read_text()
-        except OSError:
-            return False
-        return any(line.split()[-1] != "0" for line in events.splitlines() if line.startswith("max"))
-
-    def remove(self) -> None:
-        for _ in range(50):
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                self.kill_all()
-                time.sleep(0.02)
-
-
-@cache
-def _pids_cgroup_parents() -> list[Path]:
-    """Where this process may create a pids cgroup: its own cgroup v2 folder (when delegated
-    to us) or its place in a cgroup v1 pids hierarchy. Creating one is tried, never assumed."""
-    candidates = []
-    try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            hierarchy, controllers, path = line.split(":", 2)
-            if hierarchy == "0" and Path("/sys/fs/cgroup/cgroup.controllers").exists():
-                candidates.append(Path("/sys/fs/cgroup") / path.lstrip("/"))
-            elif "pids" in controllers.split(","):
-                candidates.append(Path("/sys/fs/cgroup/pids") / path.lstrip("/"))
-    except OSError:
-        return []
-    return [c for c in candidates if c.is_dir() and os.access(c, os.W_OK)]

@@ -17,6 +17,8 @@ A truncated last line (the process was killed mid-write) is ignored.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,13 +47,31 @@ class RawTrace:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_log(path: Path) -> RawTrace:
+LOG_LINES = 2_000_000  # distinct call sites a run can report; past it the rest is ignored
+
+
+def read_log(path: Path, limits: Limits) -> RawTrace:
+    """The records of a trace log, read as a regular file only and at most `limits.file_mb` MiB
+    and LOG_LINES lines (the program could write junk to it; it cannot replace it)."""
     raw = RawTrace()
+    cap = limits.file_mb * 1024 * 1024
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return raw
-    for line in text.splitlines():
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raw.warnings.append("the trace log is not a regular file: ignored")
+            return raw
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        raw.warnings.append(f"the trace log is over {limits.file_mb} MiB: the rest is ignored")
+        data = data[:cap]
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if len(lines) > LOG_LINES:
+        raw.warnings.append(f"the trace log has over {LOG_LINES:,} lines: the rest is ignored")
+        del lines[LOG_LINES:]
+    for line in lines:
         try:
             record = json.loads(line)
             kind = record[0]
@@ -136,6 +156,8 @@ def classify(result: SandboxResult | None, raw: RawTrace, limits: Limits,
     """(status, one-line message, exit code) for a finished sandboxed run."""
     if result is None:
         return traces.TRACER_ERROR, "the program was not run", None
+    if result.refused:
+        return traces.TOOLCHAIN_MISSING, result.refused, None
     kept = f"; {edge_count} edge(s) seen before it was stopped are kept"
     if result.cancelled:
         return traces.KILLED, f"cancelled by the user{kept}", None
@@ -146,6 +168,8 @@ def classify(result: SandboxResult | None, raw: RawTrace, limits: Limits,
         return traces.TIMEOUT, f"killed after {limits.cpu_s} s of CPU time (CPU limit){kept}", None
     if reason == "output size limit":
         return traces.LIMIT, f"killed: printed more than {limits.output_bytes // 2**20} MiB{kept}", None
+    if reason == "memory limit":
+        return traces.LIMIT, f"killed: used more than {limits.memory_mb} MiB of memory (memory limit){kept}", None
     if reason == "process limit":
         return traces.LIMIT, f"stopped: more than {limits.processes} processes/threads{kept}", None
     if reason == "file size limit":

@@ -18,7 +18,7 @@ PRELUDE = "def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\nfirs
 
 def trace_code(tmp_path: Path, body: str, **limits):
     folder = tmp_path / "prog_0001"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     (folder / "main.py").write_text(PRELUDE + body)
     before = _digest(folder)
     instance, _ = load_program(folder, "python", [], require_ground_truth=False)
@@ -63,7 +63,10 @@ def test_ten_gigabytes_of_output(tmp_path):
 def test_writes_outside_the_program_folder(tmp_path):
     target = Path("/var/tmp") / f"traceeval-escape-{os.getpid()}"
     run = trace_code(tmp_path, f"open({str(target)!r}, 'w').write('x')\n")
-    assert run.status == traces.EXCEPTION and "Read-only file system" in run.message
+    assert run.status == traces.EXCEPTION and "No such file or directory" in run.message  # /var is not there
+    run = trace_code(tmp_path / "second", "open('/usr/traceeval-escape', 'w').write('x')\n")
+    assert run.status == traces.EXCEPTION  # read-only, and (as root) not ours either
+    assert "Read-only file system" in run.message or "Permission denied" in run.message
     assert not target.exists()
 
 

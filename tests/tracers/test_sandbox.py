@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tracers.sandbox import Limits, bwrap_path, program_copy, run_sandboxed
+from tracers.run_folder import run_folder
+from tracers.sandbox import Limits, bwrap_path, run_sandboxed
+from tracers.sandbox_view import install_root
+
+PYTHON = install_root(sys.executable)
 
 needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -15,9 +19,10 @@ def run(tmp_path: Path, code: str, **limits):
     folder = tmp_path / "prog"
     folder.mkdir(exist_ok=True)
     (folder / "main.py").write_text(code)
-    with program_copy(folder) as copy:
-        result = run_sandboxed([sys.executable, "main.py"], copy, limits=Limits(**{"wall_s": 5, **limits}))
-        leftovers = list(copy.iterdir())
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=PYTHON,
+                               limits=Limits(**{"wall_s": 5, **limits}))
+        leftovers = list(run_in.program.iterdir())
     return result, leftovers
 
 
@@ -57,8 +62,9 @@ def test_a_fork_bomb_is_contained_and_every_process_killed(tmp_path):
     folder = tmp_path / "prog"
     folder.mkdir()
     (folder / f"{marker}.py").write_text(code)
-    with program_copy(folder) as copy:
-        result = run_sandboxed([sys.executable, f"{marker}.py"], copy, limits=Limits(wall_s=2, processes=32))
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, f"{marker}.py"], run_in, read_only=PYTHON,
+                               limits=Limits(wall_s=2, processes=32))
     assert result.limit_reason in ("process limit", "wall-clock time limit")
     time.sleep(0.2)
     assert not _processes_running(marker), "a forked child survived the sandbox"
@@ -88,16 +94,19 @@ def test_stdin_is_empty(tmp_path):
 
 
 @needs_bwrap
-def test_writes_outside_the_program_copy_fail_and_the_original_is_untouched(tmp_path):
-    outside = Path("/var/tmp") / f"traceeval-escape-{os.getpid()}.txt"  # on the host file system, not /tmp
+def test_writes_outside_the_program_folder_fail_and_the_original_is_untouched(tmp_path):
+    outside = Path(sys.prefix) / f"traceeval-escape-{os.getpid()}.txt"  # a folder the program sees, read-only
     code = (f"open('inside.txt', 'w').write('ok')\n"
+            f"print(open('inside.txt').read())\n"
             f"open({str(outside)!r}, 'w').write('escaped')\n")
     result, leftovers = run(tmp_path, code)
-    assert result.exit_code == 1 and "Read-only file system" in result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "Read-only file system" in result.stderr or "Permission denied" in result.stderr
+    assert result.stdout == "ok\n"  # the program's own folder is writable...
     assert not outside.exists()
     outside.unlink(missing_ok=True)
-    assert "inside.txt" in [p.name for p in leftovers]  # the copy is writable...
-    assert not (tmp_path / "prog" / "inside.txt").exists()  # ...the original folder is not touched
+    assert "inside.txt" not in [p.name for p in leftovers]  # ...in the sandbox alone: the copy is untouched
+    assert not (tmp_path / "prog" / "inside.txt").exists()  # and so is the original folder
 
 
 @needs_bwrap
@@ -110,13 +119,13 @@ def test_the_network_is_cut(tmp_path):
     assert result.exit_code == 1 and "OSError" in result.stderr or "unreachable" in result.stderr
 
 
-def test_the_copy_is_removed_afterwards(tmp_path):
+def test_the_run_folder_is_removed_afterwards(tmp_path):
     folder = tmp_path / "prog"
     folder.mkdir()
     (folder / "main.py").write_text("")
-    with program_copy(folder) as copy:
-        assert (copy / "main.py").exists() and (copy.parent / "out").is_dir()
-    assert not copy.parent.exists()
+    with run_folder(folder) as run_in:
+        assert (run_in.program / "main.py").exists() and run_in.out.is_dir()
+    assert not run_in.base.exists()
 
 
 def _processes_running(marker: str) -> bool:
@@ -131,13 +140,16 @@ def _processes_running(marker: str) -> bool:
     return False
 
 
-def test_files_named_on_the_command_line_stay_readable_under_the_private_tmp(tmp_path):
-    """A runtime script (or a whole checkout, as in CI) under /tmp must not vanish behind the private /tmp."""
+@needs_bwrap
+def test_read_only_folders_under_tmp_are_shown_but_not_writable(tmp_path):
+    """A runtime folder (or a whole checkout, as in CI) under /tmp stays visible behind the private /tmp."""
     helper = tmp_path / "runtime" / "helper.py"
     helper.parent.mkdir()
-    helper.write_text("import os; print(os.getcwd().endswith('program'))")
+    helper.write_text("import os\nprint(os.getcwd().endswith('program'))\nopen(__file__, 'a').write('#')\n")
     folder = tmp_path / "prog"
     folder.mkdir()
-    with program_copy(folder) as copy:
-        result = run_sandboxed([sys.executable, str(helper)], copy, limits=Limits(wall_s=5))
-    assert (result.exit_code, result.stdout.strip()) == (0, "True"), result.stderr
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, str(helper)], run_in, read_only=[*PYTHON, helper.parent],
+                               limits=Limits(wall_s=5))
+    assert result.stdout.strip() == "True", result.stderr
+    assert "Read-only file system" in result.stderr or "Permission denied" in result.stderr

@@ -13,7 +13,9 @@ from core import traces
 from core.datasets import load_program
 from tracers import trace_instance
 from tracers.base import TraceOptions
-from tracers.sandbox import Limits, program_copy, run_sandboxed
+from tracers.run_folder import run_folder
+from tracers.sandbox import Limits, run_sandboxed
+from tracers.sandbox_view import install_root
 
 TIMEOUT_S = 30.0
 CANCEL_AFTER_S = 1.0
@@ -87,8 +89,9 @@ def test_the_sandbox_says_it_was_cancelled_not_that_a_limit_was_hit(tmp_path):
     cancel = threading.Event()
     timer = threading.Timer(0.5, cancel.set)
     timer.start()
-    with program_copy(folder) as copy:
-        result = run_sandboxed([sys.executable, "main.py"], copy, limits=Limits(wall_s=TIMEOUT_S), cancel=cancel)
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=install_root(sys.executable),
+                               limits=Limits(wall_s=TIMEOUT_S), cancel=cancel)
     timer.cancel()
     assert result.cancelled and not result.timed_out and result.limit_reason is None
     assert (result.exit_code, result.signal) == (None, signal.SIGKILL)

@@ -16,7 +16,8 @@ from traceeval_gui.commands.common import ProgressLine, open_workspace
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
 from tracers.retrace import retrace as retrace_instances
-from tracers.sandbox import Limits, isolation_report
+from tracers.sandbox import Limits
+from tracers.sandbox_doctor import sandbox_report
 from tracers.tracelog import now_iso
 
 BATCH_SETTING = "retrace_batch"
@@ -87,7 +88,7 @@ def retrace(args) -> int:
 
 def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
-    rows += isolation_report()
+    rows += sandbox_report()
     width = max(len(name) for name, _, _ in rows)
     for name, ok, detail in rows:
         print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
