@@ -32,7 +32,7 @@ from pathlib import Path
 
 from tracers.run_folder import RunFolder
 from tracers.sandbox_cgroups import RunCgroups
-from tracers.sandbox_view import Identity, build_view, drop_to, enter_staged, sandbox_identity
+from tracers.sandbox_view import Identity, build_view, die_with_parent, drop_to, enter_staged, sandbox_identity
 from tracers.seccomp_filter import SeccompUnavailable, filter_fd, filter_program
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -149,7 +149,8 @@ def scrubbed_environment(extra: Mapping[str, str], home: Path) -> dict[str, str]
 
 def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, str] = {},
                   read_only: Sequence[Path] = (), handed: Mapping[str, Path] = {},
-                  limits: Limits = Limits(), cancel: threading.Event | None = None) -> SandboxResult:
+                  limits: Limits = Limits(), cancel: threading.Event | None = None,
+                  allowed: set[str] | None = None) -> SandboxResult:
     """Run `argv` in the program folder of `folder` under `limits`.
 
     `read_only` are the toolchain folders and files the program needs to see; `env` is added
@@ -157,10 +158,11 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     `folder.private`) the program may append to: it is created here, and the variable names
     the program's inherited descriptor of it (`/proc/self/fd/N`). Setting `cancel` kills the
     whole process tree within a few hundredths of a second. Returns when the tree is gone.
+    `allowed` overrides the user's allowed weaknesses (the doctor probes whatever holds).
     """
     cgroups = RunCgroups.create(limits.processes, limits.memory_mb)
     lacking = weaknesses(cgroups)
-    refused = sorted(set(lacking) - allowed_weaknesses())
+    refused = sorted(set(lacking) - (allowed_weaknesses() if allowed is None else allowed))
     if refused:
         cgroups.remove()
         reasons = "; ".join(lacking[name] for name in refused)
@@ -277,6 +279,7 @@ def _prepare_child(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, 
             resource.setrlimit(resource.RLIMIT_NPROC, (task_budget, task_budget))
         enter_staged(staged)
         drop_to(identity)
+        die_with_parent()
     return apply
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from core.user_folders import config_dir
 from tracers.python_interpreter import InterpreterProblem, find_interpreter
 from tracers.run_folder import run_folder
-from tracers.sandbox import ALLOW_ENV, Limits, SandboxResult, allowed_weaknesses, run_sandboxed, weaknesses
+from tracers.sandbox import (ALLOW_ENV, WEAKNESSES, Limits, SandboxResult, allowed_weaknesses, run_sandboxed,
+                             weaknesses)
 from tracers.sandbox_cgroups import RunCgroups
 from tracers.sandbox_view import install_root
 
@@ -57,13 +58,13 @@ def _machine_rows() -> list[Row]:
     allowed = allowed_weaknesses()
     if not lacking:
         return [("sandbox", True, "bubblewrap, seccomp, memory and pids cgroups all available")]
-    return [(f"sandbox: {name}", False, f"{detail} ({'runs go ahead: allowed' if name in allowed else 'runs refuse'}"
-             f" by {ALLOW_ENV})") for name, detail in lacking.items()]
+    return [(f"sandbox: {name}", False, f"{detail} (" + (f"runs go ahead: allowed by {ALLOW_ENV}" if name in allowed
+             else f"runs refuse unless {ALLOW_ENV}={name}") + ")") for name, detail in lacking.items()]
 
 
 def _run(argv: list[str], read_only: list[Path], limits: Limits = PROBE_LIMITS) -> SandboxResult:
     with tempfile.TemporaryDirectory(prefix="traceeval-probe-") as empty, run_folder(Path(empty)) as folder:
-        return run_sandboxed(argv, folder, read_only=read_only, limits=limits)
+        return run_sandboxed(argv, folder, read_only=read_only, limits=limits, allowed=set(WEAKNESSES))
 
 
 def _probe_rows(result: SandboxResult) -> list[Row]:

@@ -134,8 +134,8 @@ def tasks(budget):
         os.kill(pid, 9)
         os.waitpid(pid, 0)
     escape = os.path.exists("/sys/fs/cgroup")
-    report("process limit", held and not escape,
-           detail + ("; /sys/fs/cgroup is there to move out of it" if escape else "; its cgroup is not reachable"))
+    where = "there to move out of it" if escape else "not there to leave its cgroup"
+    report("process limit", held and not escape, f"{detail}; /sys/fs/cgroup is {where}")
 
 
 def main():

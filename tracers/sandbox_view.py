@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pwd
+import signal
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -144,6 +145,7 @@ def _reachable_by_others(path: Path) -> bool:
 
 
 _CLONE_NEWNS = 0x00020000
+_PR_SET_PDEATHSIG = 1
 _MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 0x40000
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -160,6 +162,12 @@ def enter_staged(staged: Sequence[tuple[str, str]]) -> None:
     for source, stage in staged:
         if _libc.mount(source.encode(), stage.encode(), None, _MS_BIND | _MS_REC, None) != 0:
             raise OSError(ctypes.get_errno(), f"binding {source}")
+
+
+def die_with_parent() -> None:
+    """Between fork and exec, after `drop_to` (which clears it): SIGKILL when the thread that
+    started us ends, so an app killed mid-run takes bubblewrap, and so the program, with it."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def drop_to(identity: Identity) -> None:
