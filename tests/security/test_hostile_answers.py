@@ -85,3 +85,32 @@ def test_the_parser_names_text_that_was_not_unicode_and_keeps_the_rest():
     parsed = parse_answer(f"1. a{REPLACEMENT_CHARACTER}, b\n2.", ["m.f", "m.g"])
     assert parsed.graph.to_dict() == {"m.f": [f"a{REPLACEMENT_CHARACTER}", "b"], "m.g": []}
     assert parsed.problems == ("1 character of the answer was not valid Unicode (shown as \ufffd)",)
+
+
+def test_an_answer_with_a_million_callees_is_summarised_in_views_and_counted_in_full(tmp_path, capsys):
+    """`evidence` and `graph` draw and list a bounded part with a "… and K more" line; the scores count every
+    edge the paper's parser reads (10^6 false positives)."""
+    from core.overlay import SHOWN_EDGE_LIMIT
+    path = tmp_path / "demo.sqlite"
+    ws, _ = open_dataset(DEMO_DATASET, path)
+    with ws:
+        instance = ws.instance("python/calcpad_0001")
+    keys = instance.ground_truth.keys
+    callees = ", ".join(f"main.f{i}" for i in range(10 ** 6))
+    answer = f"1. {callees}\n" + "\n".join(f"{n}. none" for n in range(2, len(keys) + 1))
+    results = tmp_path / "huge.jsonl"
+    results.write_text(json.dumps({"instance_id": instance.id, "model": "huge", "raw_response": answer}) + "\n")
+    code, out, err = run(capsys, "import-results", DEMO_DATASET, results, "--workspace", path)
+    assert code == 0, err
+    packet = tmp_path / "evidence.html"
+    code, out, err = run(capsys, "evidence", instance.key, "--model", "huge", "--workspace", path, "-o", packet)
+    assert code == 0, err
+    html = packet.read_text(encoding="utf-8")
+    assert 'data-metric="fp" data-value="1000000"' in html  # scored in full
+    assert "more edges" in html and "not shown; scores count them all" in html
+    assert html.count("<tr data-class=") <= SHOWN_EDGE_LIMIT and len(html) < 20_000_000
+    code, out, err = run(capsys, "graph", instance.key, "--model", "huge", "--workspace", path, "--format", "json")
+    assert code == 0, err
+    picture = json.loads(out)
+    assert len(picture["nodes"]) <= SHOWN_EDGE_LIMIT + len(keys) + 1 and len(picture["edges"]) <= SHOWN_EDGE_LIMIT
+    assert picture["omitted_edges"] >= 10 ** 6 - SHOWN_EDGE_LIMIT
