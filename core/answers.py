@@ -25,6 +25,7 @@ from core.rules import DEFAULT_RULES, PAPER, STUDIO
 
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
 STUDIO_NO_CALLS = frozenset({"", "none", "n/a", "na", "no calls", "no function calls", "nothing", "-", "[]"})
+REPLACEMENT_CHARACTER = "\ufffd"  # what stands for text that was not valid Unicode (a lone surrogate)
 _PAPER_LINE = re.compile(r"(\d+)\.\s*(.*)")  # matched at the start of the stripped line
 _STUDIO_LINE = re.compile(r"^\s*(\d+)\s*\.(.*)$")
 
@@ -114,6 +115,8 @@ def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     reading = _READINGS[rules]
     scan = _Scan(text, len(keys), reading)
     problems: list[str] = []
+    if REPLACEMENT_CHARACTER in text:
+        problems.append(_not_unicode(text.count(REPLACEMENT_CHARACTER)))
     for index, (number, _) in scan.numbered.items():
         if number is None:
             problems.append(_unreadable_number())
@@ -222,7 +225,7 @@ def answer_lines(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
 
     The edges of the ANSWER lines are exactly `parse_answer(text, keys, rules).graph`'s edges, and the
     lines' problems are its problems except the ones about the whole response ("empty response",
-    "no numbered answer lines", "no answer for question ...").
+    "no numbered answer lines", "no answer for question ...", characters that were not valid Unicode).
     """
     if text is None:
         return []
@@ -289,6 +292,11 @@ def _given_twice(number: int) -> str:
 
 def _unreadable_number() -> str:
     return "an answer number too long to read (over 4,300 digits); the line is not scored"
+
+
+def _not_unicode(count: int) -> str:
+    return f"{count:,} character{'s' if count > 1 else ''} of the answer {'were' if count > 1 else 'was'} not valid " \
+           f"Unicode (shown as {REPLACEMENT_CHARACTER})"
 
 
 def _prose(number: int, callee: str) -> str:

@@ -13,6 +13,7 @@ import email.utils
 import json
 import logging
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -20,9 +21,11 @@ from dataclasses import dataclass
 import openai
 
 from core.answer_cache import AnswerCache, CachedAnswer, cache_key
+from core.answers import REPLACEMENT_CHARACTER
 from core.endpoints import RunSettings
 from core.errors import EndpointError
 from core.prompts import prompt_hash
+from core.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -33,6 +36,8 @@ RETRY_AFTER_CAP_S = 60.0  # the longest Retry-After honoured
 RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
+MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads pairs escaped surrogate pairs; these are alone
 
 
 @dataclass
@@ -71,7 +76,8 @@ class ChatRequester:
     def open_client(self) -> openai.AsyncOpenAI:
         try:
             return openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY,
-                                      max_retries=0, timeout=self.settings.timeout_s)
+                                      max_retries=0, timeout=self.settings.timeout_s,
+                                      http_client=bounded_http_client(self.settings.timeout_s))
         except openai.OpenAIError as error:
             raise EndpointError(self.one_line(f"{self.settings.base_url}: cannot use the endpoint: {error}")) from None
 
@@ -104,6 +110,10 @@ class ChatRequester:
                     raise ChatFailure("rejected", f"the endpoint rejected the request ({code}): "
                                                   f"{_server_message(error)}", attempt) from None
                 problem, wait = f"HTTP {code}: {_server_message(error)}", _retry_after(error.response.headers)
+            except ResponseLimitExceeded as error:
+                if error.kind == "size":  # asking again would read the same flood
+                    raise ChatFailure("instance", self.one_line(error.message), attempt) from None
+                problem = error.message
             except (openai.APITimeoutError, TimeoutError):
                 problem = f"no answer within {settings.timeout_s:g} s"
             except openai.APIConnectionError as error:
@@ -124,7 +134,7 @@ class ChatRequester:
         """One line, not too long, and never the API key (a server may echo it)."""
         if self._api_key:
             text = text.replace(self._api_key, "***")
-        return clip(" ".join(text.split()), 300)
+        return clip(" ".join(_valid_text(text).split()), 300)
 
     def _not_found(self, error: openai.APIStatusError) -> str:
         message = _server_message(error)
@@ -176,7 +186,7 @@ async def _ask_cancellable(requester: ChatRequester, messages, label: str,
 def _read_completion(body: bytes) -> ChatAnswer:
     """content, finish_reason and usage of choices[0]; _Malformed when it is not a chat completion."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_int=_int_or_none)
     except ValueError:
         raise _Malformed(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
     if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
@@ -193,8 +203,19 @@ def _read_completion(body: bytes) -> ChatAnswer:
         raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
     finish_reason = choice.get("finish_reason")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return ChatAnswer(content, finish_reason if isinstance(finish_reason, str) else None,
+    return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
                    _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None)
+
+
+def _int_or_none(digits: str) -> int | None:
+    """A JSON integer, or None for one too long to be a count (Python refuses over 4,300 digits)."""
+    return int(digits) if len(digits) <= MAX_INT_DIGITS else None
+
+
+def _valid_text(text: str | None) -> str | None:
+    """`text` with every lone surrogate (a JSON `\\ud800` escape with no pair) replaced by U+FFFD:
+    such text cannot be encoded, stored or printed. `core.answers` reports the replacements."""
+    return text if text is None else _LONE_SURROGATE.sub(REPLACEMENT_CHARACTER, text)
 
 
 def _count_or_none(value) -> int | None:

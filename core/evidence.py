@@ -81,7 +81,7 @@ class LoadedInstance:
     def groups(self) -> dict[str, str]:
         """Node -> the file defining it, for the names the program defines."""
         out = {}
-        for name in self.overlay.nodes:
+        for name in self.overlay.shown().nodes:
             node = self.place(name)
             if node is not None:
                 out[name] = node.file
@@ -189,7 +189,9 @@ class _Packet:
         self.model_a, self.model_b = loaded.model_a, loaded.model_b
         self.modes = loaded.overlay.modes
         self.mode, self.shown_mode = mode, loaded.shown_mode(mode)
-        self.classes: dict[Edge, str] = classify_edges(self.overlay, self.shown_mode, self.model_a, self.model_b)
+        self.shown = self.overlay.shown()  # edges beyond the bound are summarised; scores count them all
+        self.classes: dict[Edge, str] = classify_edges(self.overlay, self.shown_mode, self.model_a, self.model_b,
+                                                       self.shown.edges)
 
     def render(self) -> str:
         instance = self.instance
@@ -291,10 +293,13 @@ class _Packet:
 
     def _edges(self) -> str:
         order = {cls: i for i, cls in enumerate(WORST_FIRST[self.shown_mode])}
-        edges = sorted(self.overlay.edges, key=lambda e: (order.get(self.classes.get(e.edge), len(order)),
-                                                          e.caller, e.callee))
+        edges = sorted(self.shown.edges, key=lambda e: (order.get(self.classes.get(e.edge), len(order)),
+                                                        e.caller, e.callee))
         model_heads = "".join(f"<th>{_e(row.name)}</th>" for row in self.models)
         rows = [self._edge_row(edge) for edge in edges]
+        if self.shown.omitted_edges:
+            rows.append(f'<tr class="omitted"><td colspan="{5 + len(self.models)}" class="muted">'
+                        f"{_e(self.shown.summary())}</td></tr>")
         if not rows:
             rows.append(f'<tr><td colspan="{5 + len(self.models)}" class="muted">No edges: the ground truth, '
                         f"the models and the trace are all empty.</td></tr>")
@@ -342,7 +347,7 @@ class _Packet:
         parts = [('<section>\n<h2>Source</h2>\n<p class="note">Callers are marked on their definition line, '
                   "tinted by their worst class, with their edges in the margin; module-level calls are marked on "
                   "their candidate call-site lines (found statically).</p>")]
-        unplaced = [caller for caller in dict.fromkeys(e.caller for e in self.overlay.edges if e.edge in self.classes)
+        unplaced = [caller for caller in dict.fromkeys(e.caller for e in self.shown.edges if e.edge in self.classes)
                     if self._place(caller) is None]
         if unplaced:
             parts.append(f'<p class="warn">Callers not defined in the program\'s source (not marked): '
@@ -365,7 +370,7 @@ class _Packet:
 
     def _marks(self) -> dict[str, dict[int, list[_Mark]]]:
         marks: dict[str, dict[int, list[_Mark]]] = {}
-        for edge in self.overlay.edges:
+        for edge in self.shown.edges:
             cls = self.classes.get(edge.edge)
             node = self._place(edge.caller) if cls is not None else None
             if node is None:

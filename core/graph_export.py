@@ -38,20 +38,24 @@ class GraphPicture:
     model_a: str | None = None
     model_b: str | None = None
     hidden: frozenset[str] = frozenset()
+    omitted_edges: int = 0  # edges of the overlay not drawn (over core.overlay.SHOWN_EDGE_LIMIT); the title says so
 
 
 def picture_for(overlay: InstanceOverlay, mode: str, model_a: str | None = None, model_b: str | None = None,
                 groups: Mapping[str, str] | None = None, hidden: Iterable[str] = (), title: str = "") -> GraphPicture:
     """The picture of one view mode; `groups` maps node -> file (missing nodes count as unplaced)."""
     hidden = frozenset(hidden)
-    groups = {name: (groups or {}).get(name, "") for name in overlay.nodes}
-    classes = classify_edges(overlay, mode, model_a, model_b)
+    shown = overlay.shown()  # beyond the bound a picture draws a part and says how much it leaves out
+    groups = {name: (groups or {}).get(name, "") for name in shown.nodes}
+    classes = classify_edges(overlay, mode, model_a, model_b, shown.edges)
     edges = {edge: cls for edge, cls in classes.items() if cls not in hidden}
-    layout = _layout(overlay.nodes, tuple(e.edge for e in overlay.edges), tuple(sorted(groups.items())))
+    layout = _layout(shown.nodes, tuple(e.edge for e in shown.edges), tuple(sorted(groups.items())))
     if not title:
-        shown = _drawn_mode(overlay, mode, model_a, model_b)
-        title = f"{overlay.instance_key}: " + MODE_TITLES[shown].format(a=model_a, b=model_b)
-    return GraphPicture(title, mode, layout, groups, edges, overlay, model_a, model_b, hidden)
+        drawn = _drawn_mode(overlay, mode, model_a, model_b)
+        title = f"{overlay.instance_key}: " + MODE_TITLES[drawn].format(a=model_a, b=model_b)
+    if shown.summary():
+        title = f"{title} ({shown.summary()})"
+    return GraphPicture(title, mode, layout, groups, edges, overlay, model_a, model_b, hidden, shown.omitted_edges)
 
 
 def _drawn_mode(overlay: InstanceOverlay, mode: str, model_a: str | None, model_b: str | None) -> str:
@@ -191,7 +195,8 @@ def to_json(picture: GraphPicture) -> str:
                       "traced": traced, "route": [] if route is None else route.tolist()})
     classes = {cls: {**EDGE_STYLES[cls]._asdict(), "count": count} for cls, count in class_counts(picture).items()}
     data = {"title": picture.title, "mode": picture.mode, "model_a": picture.model_a, "model_b": picture.model_b,
-            "hidden": sorted(picture.hidden), "nodes": nodes, "edges": edges, "classes": classes}
+            "hidden": sorted(picture.hidden), "omitted_edges": picture.omitted_edges, "nodes": nodes, "edges": edges,
+            "classes": classes}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

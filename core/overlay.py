@@ -24,7 +24,10 @@ TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY = "agrees", "trace_only", "truth_only"
 TRACE_CLASSES = (TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY)
 
 
-@dataclass(frozen=True)
+SHOWN_EDGE_LIMIT = 2000  # edges a view draws or lists; beyond it "… and K more" (scores still count every edge)
+
+
+@dataclass(frozen=True, slots=True)
 class OverlayEdge:
     caller: str
     callee: str
@@ -112,6 +115,18 @@ class InstanceOverlay:
         """The latest trace against the stored ground truth, as TP (agree) / FP (trace only) / FN."""
         return diff_edges(self.truth_edges(), self.trace_edges()) if self.trace is not None else None
 
+    def shown(self, limit: int = SHOWN_EDGE_LIMIT) -> "ShownPart":
+        """The part a view draws or lists: every edge while there are at most `limit`, else the truth's and the
+        trace's edges first, then the others in order, `limit` in all; the names are the truth's keys and the
+        shown edges' ends. The same whatever the view mode, so switching modes never moves a node."""
+        cache = self.__dict__.get("_shown")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_shown", cache)
+        if limit not in cache:
+            cache[limit] = _shown_part(self, limit)
+        return cache[limit]
+
     def compare(self, model_a: str, model_b: str) -> dict[str, tuple[OverlayEdge, ...]]:
         """Edges by compare class (see `OverlayEdge.compare`); empty when a model has no prediction."""
         out: dict[str, list[OverlayEdge]] = {name: [] for name in COMPARE_CLASSES}
@@ -121,6 +136,40 @@ class InstanceOverlay:
                 if category is not None:
                     out[category].append(edge)
         return {name: tuple(edges) for name, edges in out.items()}
+
+
+@dataclass(frozen=True)
+class ShownPart:
+    """What a view shows of an overlay (see `InstanceOverlay.shown`) and how much it leaves out."""
+
+    edges: tuple[OverlayEdge, ...]
+    nodes: tuple[str, ...]
+    omitted_edges: int = 0
+    omitted_nodes: int = 0
+
+    def summary(self) -> str:
+        """`… and 998,000 more edges (998,000 names) not shown; scores count them all`, or ""."""
+        if not self.omitted_edges:
+            return ""
+        return (f"… and {self.omitted_edges:,} more edge{'s' if self.omitted_edges > 1 else ''} "
+                f"({self.omitted_nodes:,} more names) not shown; scores count them all")
+
+
+def _shown_part(overlay: InstanceOverlay, limit: int) -> ShownPart:
+    if len(overlay.edges) <= limit:
+        return ShownPart(overlay.edges, overlay.nodes)
+    first = [edge for edge in overlay.edges if edge.truth or edge.traced][:limit]
+    rest = (edge for edge in overlay.edges if not (edge.truth or edge.traced))
+    chosen = set(first)
+    for edge in rest:
+        if len(chosen) >= limit:
+            break
+        chosen.add(edge)
+    edges = tuple(edge for edge in overlay.edges if edge in chosen)
+    shown_ends = {name for edge in edges for name in edge.edge}
+    all_ends = {name for edge in overlay.edges for name in edge.edge}
+    nodes = tuple(name for name in overlay.nodes if name in shown_ends or name not in all_ends)  # and lone keys
+    return ShownPart(edges, nodes, len(overlay.edges) - len(edges), len(overlay.nodes) - len(nodes))
 
 
 def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], trace: TraceRun | None = None,
@@ -143,8 +192,16 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     union = set(truth) | traced
     for edges in predicted.values():
         union |= edges
-    edges = tuple(OverlayEdge(caller, callee, (caller, callee) in truth,
-                              frozenset(m for m, e in predicted.items() if (caller, callee) in e),
+    model_sets: dict[tuple[bool, ...], frozenset[str]] = {}  # one frozenset per combination, not per edge
+
+    def models_of(edge: Edge) -> frozenset[str]:
+        member = tuple(edge in e for e in predicted.values())
+        found = model_sets.get(member)
+        if found is None:
+            found = model_sets[member] = frozenset(m for m, yes in zip(predicted, member) if yes)
+        return found
+
+    edges = tuple(OverlayEdge(caller, callee, (caller, callee) in truth, models_of((caller, callee)),
                               (caller, callee) in traced)
                   for caller, callee in sorted(union))
     names: dict[str, None] = {}
@@ -199,29 +256,32 @@ TRUTH = "truth"  # the class of ground-truth edges when nothing is compared
 
 
 def classify_edges(overlay: InstanceOverlay, mode: str, model_a: str | None = None,
-                   model_b: str | None = None) -> dict[Edge, str]:
+                   model_b: str | None = None, edges: Iterable[OverlayEdge] | None = None) -> dict[Edge, str]:
     """The class of every edge drawn in a view mode (edges a mode does not draw are left out).
 
     model: TP / FP / FN of model A; compare: who of A and B is right; trace: the latest trace
     against the truth; truth: ground-truth edges only. A mode whose inputs are missing (no
-    prediction, no trace) falls back to the ground truth.
+    prediction, no trace) falls back to the ground truth. `edges`: only these (default: all of the overlay's).
     """
     if mode not in VIEW_MODES:
         raise ValueError(f"unknown view mode {mode!r} (choose from {', '.join(VIEW_MODES)})")
+    edges = overlay.edges if edges is None else tuple(edges)
     out: dict[Edge, str] = {}
     if mode == "compare" and model_a in overlay.models and model_b in overlay.models:
-        for category, edges in overlay.compare(model_a, model_b).items():
-            out.update((e.edge, category) for e in edges)
+        for edge in edges:
+            category = edge.compare(model_a, model_b)
+            if category is not None:
+                out[edge.edge] = category
     elif mode == "model" and model_a in overlay.models:
-        for edge in overlay.edges:
+        for edge in edges:
             kind = edge.kind(model_a)
             if kind is not None:
                 out[edge.edge] = kind
     elif mode == "trace" and overlay.trace is not None:
-        for edge in overlay.edges:
+        for edge in edges:
             category = edge.trace_class()
             if category is not None:
                 out[edge.edge] = category
     else:
-        out = {e.edge: TRUTH for e in overlay.edges if e.truth}
+        out = {e.edge: TRUTH for e in edges if e.truth}
     return out

@@ -13,6 +13,7 @@ from core.errors import TraceEvalError
 from core.model import LANGUAGES
 from core.normalise import MODES
 from core.tables import FORMATS
+from core.terminal_text import SafeTerminalStream
 from traceeval_gui.commands import (
     audit_commands,
     build_commands,
@@ -216,6 +217,17 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; whatever it prints passes through `core.terminal_text` (names, answers and program
+    output may hold terminal control sequences)."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeTerminalStream(stdout), SafeTerminalStream(stderr)
+    try:
+        return _run(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,

@@ -17,6 +17,7 @@ from core.release import RELEASE_ENV, prompt_wording
 from core.release_archive import dataset_folder
 from core.rules import DEFAULT_RULES, RULE_SETS, parse_rules
 from core.scoring import Selection, default_split, parse_languages
+from core.terminal_text import raw_stream, visible
 from core.workspace import Workspace
 from resources import DEMO_DATASET
 
@@ -92,11 +93,12 @@ class ProgressLine:
             return
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{' ' * (width - filled)}] {done:,}/{total:,}")
+        terminal = raw_stream(sys.stderr)  # its own \r goes through; the label (a model name) is made visible
+        terminal.write(f"\r{visible(self.label)} [{'#' * filled}{' ' * (width - filled)}] {done:,}/{total:,}")
         self.shown = True
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            terminal.write("\n")
+        terminal.flush()
 
 
 def model_names(text: str | None, ws) -> list[str] | None:
