@@ -113,7 +113,7 @@ def bwrap_problem() -> str:
     except (OSError, subprocess.SubprocessError) as error:
         return f"{bwrap} does not run: {error}"
     if done.returncode != 0:
-        return f"{bwrap} cannot create namespaces here: {done.stderr.strip()[:200]}"
+        return f"{bwrap} cannot build a sandbox here: {done.stderr.strip()[:200]}"
     return ""
 
 
