@@ -1,19 +1,16 @@
 """One workspace, many processes (issue #18): real `traceeval` processes writing one workspace at once
 all finish with their work stored, and a lock that never clears is a one-line error, not a traceback."""
-import os
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from core.indexing import open_dataset
 from resources import DEMO_DATASET
-from tests.cli_run import run
 from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
+from tests.security.workspace_processes import cli, finish, released_results
 
-ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 3
 DEMO_PROGRAMS = 15
 
@@ -23,22 +20,7 @@ def demo(tmp_path, capsys):
     """The demo dataset's workspace, the truth answers per prompt and released results files of one model."""
     path = tmp_path / "demo.sqlite"
     answers = demo_truth_answers(path)
-    with FakeChatServer(truth_answers(answers)) as server:
-        code, _, err = run(capsys, "predict", "--workspace", path, "--model", "fake-model", "--name", "seed",
-                           "--base-url", server.base_url, "--split", "all", "--out", tmp_path / "results")
-    assert code == 0, err
-    return path, answers, tmp_path / "results"
-
-
-def cli(*argv: str | Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "traceeval_gui.cli", *map(str, argv)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def finish(process: subprocess.Popen) -> tuple[int, str]:
-    out, err = process.communicate(timeout=240)
-    return process.returncode, out + err
+    return path, answers, released_results(capsys, path, answers, tmp_path / "results")
 
 
 def test_two_predicts_and_two_imports_at_once_all_finish_with_their_work_stored(demo, tmp_path):
@@ -64,7 +46,7 @@ def test_two_predicts_and_two_imports_at_once_all_finish_with_their_work_stored(
             assert runs == ["finished", "finished"], (round_, runs)
 
 
-def test_a_lock_that_never_clears_is_a_one_line_error(demo, tmp_path, monkeypatch):
+def test_a_lock_that_never_clears_is_a_one_line_error(demo):
     """Another process holds the write lock for longer than a command waits: the command says so in one line."""
     path, _, results = demo
     holder = subprocess.Popen(
@@ -73,17 +55,15 @@ def test_a_lock_that_never_clears_is_a_one_line_error(demo, tmp_path, monkeypatc
          str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TRACEEVAL_LOCK_WAIT_S": "1"}
-        done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", "import-results", DEMO_DATASET, results,
-                               "--model", "late", "--workspace", path], env=env, capture_output=True, text=True,
-                              timeout=120)
+        code, output = finish(cli("import-results", DEMO_DATASET, results, "--model", "late", "--workspace", path,
+                                  TRACEEVAL_LOCK_WAIT_S="1"))
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert lines[-1].startswith(f"traceeval: error: {path}: ") and "busy" in lines[-1], done.stderr
+    assert code == 2, output
+    assert "Traceback" not in output
+    lines = output.strip().splitlines()
+    assert lines[-1].startswith(f"traceeval: error: {path}: busy: ") and "for over 1 s" in lines[-1], output
     assert len([line for line in lines if "error:" in line]) == 1
     with sqlite3.connect(path) as db:  # nothing half-stored, and the workspace still works
         assert db.execute("select count(*) from predictions where model = 'late'").fetchone()[0] == 0
