@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("PySide6")
+pytest.importorskip("PySide6", exc_type=ImportError)  # also skipped in the run with Qt blocked
 
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel  # noqa: E402
