@@ -18,6 +18,7 @@ from pathlib import Path
 from core.endpoints import RunSettings
 from core.user_folders import cache_dir
 from core.verdicts import now_iso
+from core.workspace_db import connect
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +45,14 @@ def cache_key(prompt_hash: str, settings: RunSettings) -> str:
 
 
 class AnswerCache:
-    """Not thread-safe: use it from the thread that made it (the runner does)."""
+    """Not thread-safe: use it from the thread that made it (the runner does). Every process shares the file."""
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_cache_path()
         self._db: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path)
+            db = connect(self.path)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("create table if not exists answers (key text primary key, content text, "
                        "finish_reason text, tokens_in integer, tokens_out integer, latency_s real, created_at text)")

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from sqlite_utils import Database
-
 from core.errors import WorkspaceError
 from core.metrics import Counts
 from core.model import CallGraph, Instance, Prediction, Provenance
@@ -23,6 +21,7 @@ from core.problems import Problem
 from core.traces import TraceRun
 from core.user_folders import data_dir
 from core.verdicts import Verdict, now_iso
+from core.workspace_db import WorkspaceDatabase
 from core.workspace_schema import MIGRATIONS, latest_version
 
 DEFAULT_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
@@ -70,18 +69,25 @@ def default_workspace_path(dataset_root: Path) -> Path:
 
 
 class Workspace:
-    """A thin typed layer over the workspace database. Not thread-safe: one per thread."""
+    """A thin typed layer over the workspace database. Not thread-safe: one per thread.
+    Other processes may use the same file at once (see core/workspace_db.py)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path).expanduser()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = Database(self.path)
+            self.db = WorkspaceDatabase(self.path)
             self.db.enable_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")
+        except WorkspaceError:
+            raise
         except (OSError, sqlite3.DatabaseError) as error:
             raise WorkspaceError(f"{self.path}: cannot open workspace: {error}") from None
-        self._migrate()
+        try:
+            self._migrate()
+        except WorkspaceError:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -94,8 +100,19 @@ class Workspace:
 
     # -- schema ---------------------------------------------------------------------------
     def _migrate(self) -> None:
+        if not self._pending_steps():
+            return
+        with self.db.atomic():  # one process upgrades; the others wait for it, then find nothing to do
+            if self._pending_steps():
+                MIGRATIONS.apply(self.db)
+
+    def _pending_steps(self) -> bool:
+        """Whether schema steps are missing; WorkspaceError for a file that is no workspace of this version."""
         try:
             applied = [m.name for m in MIGRATIONS.applied(self.db)]
+            tables = self.db.table_names()
+        except WorkspaceError:
+            raise
         except sqlite3.DatabaseError as error:
             raise WorkspaceError(f"{self.path}: not a TraceEval workspace ({error})") from None
         known = [m.name for m in MIGRATIONS._migrations]
@@ -103,9 +120,9 @@ class Workspace:
         if unknown:
             raise WorkspaceError(f"{self.path}: made by a newer TraceEval Studio (schema step {unknown[0]!r}); "
                                  "upgrade the tool to open it")
-        if not applied and self.db.table_names() and "_sqlite_migrations" not in self.db.table_names():
+        if not applied and tables and "_sqlite_migrations" not in tables:
             raise WorkspaceError(f"{self.path}: not a TraceEval workspace (it has other tables)")
-        MIGRATIONS.apply(self.db)
+        return len(applied) < len(known)
 
     @property
     def schema_version(self) -> int:
@@ -180,8 +197,9 @@ class Workspace:
             return None
         r = rows[0]
         root = Path(self.setting("dataset_root") or ".")
-        return Instance(id=r["id"], language=r["language"], root=root / r["folder"], files=tuple(json.loads(r["files"])),
-                        entry_point=r["entry_point"], ground_truth=CallGraph.from_dict(json.loads(r["ground_truth"])),
+        return Instance(id=r["id"], language=r["language"], root=root / r["folder"],
+                        files=tuple(json.loads(r["files"])), entry_point=r["entry_point"],
+                        ground_truth=CallGraph.from_dict(json.loads(r["ground_truth"])),
                         split=r["split"], provenance=Provenance(r["source_url"], r["original_file"]))
 
     def ground_truths(self, keys: Iterable[str] | None = None) -> dict[str, CallGraph]:

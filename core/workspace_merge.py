@@ -23,6 +23,7 @@ from core.baseline import refresh_baseline_predictions
 from core.errors import WorkspaceError
 from core.verdicts import CLEARED
 from core.workspace import Workspace
+from core.workspace_db import WorkspaceBusyError, connect
 
 VERDICT_IDENTITY = ("audit", "instance_key", "caller", "callee", "auditor", "label", "note", "created_at", "action")
 
@@ -151,16 +152,18 @@ def _backup(source: Path, copy: Path) -> None:
     """Copy `source` (with its WAL) to `copy` through a read-only connection, which never checkpoints
     or otherwise writes the source."""
     try:
-        reader = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+        reader = connect(source, read_only=True)
     except sqlite3.Error as error:
         raise WorkspaceError(f"{source}: cannot open workspace: {error}") from None
     try:
-        writer = sqlite3.connect(copy)
+        writer = connect(copy)
         try:
             reader.backup(writer)
             tables = writer.execute("select count(*) from sqlite_master").fetchone()[0]
         finally:
             writer.close()
+    except WorkspaceBusyError:
+        raise
     except sqlite3.Error as error:
         raise WorkspaceError(f"{source}: not a TraceEval workspace ({error})") from None
     finally:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QMenu, \
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, \
     QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
@@ -22,6 +22,7 @@ from traceeval_gui.audit_jobs import MergeWorkspaceJob
 from traceeval_gui.views.audit_results_window import AuditResultsWindow
 from traceeval_gui.views.audit_window import AuditWindow
 from traceeval_gui.views.baseline_window import BaselineWindow
+from traceeval_gui.views.file_dialogs import open_file_name
 from traceeval_gui.views.keyboard_dialog import action
 from traceeval_gui.views.new_audit_dialog import NewAuditDialog
 from traceeval_gui.views.style import MUTED_TEXT
@@ -208,9 +209,8 @@ class AuditActions(QObject):
         if self.state.workspace is None:
             return self._say("Open a dataset first")
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Merge another annotator's workspace",
-                                                  str(self.state.workspace.path.parent),
-                                                  "Workspaces (*.sqlite *.db);;All files (*)")
+            path = open_file_name(self.window, "Merge another annotator's workspace",
+                                  str(self.state.workspace.path.parent), "Workspaces (*.sqlite *.db);;All files (*)")
             if not path:
                 return None
         job = MergeWorkspaceJob(self.state.workspace.path, path)

@@ -18,7 +18,6 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -43,6 +42,7 @@ from traceeval_gui.views.agreement_panel import AgreementPanel
 from traceeval_gui.views.audit_report_view import MergeResultPane, polish_markdown
 from traceeval_gui.views.corrected_scores import corrections_html
 from traceeval_gui.views.disagreements_panel import DisagreementsPanel
+from traceeval_gui.views.file_dialogs import open_file_name, save_file_name
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
 
@@ -281,8 +281,7 @@ class AuditResultsWindow(QMainWindow):
             return
         suffix = next(s for f, _t, s in EXPORT_FORMATS if f == fmt)
         start = self._export_folder / f"{self.audit_name}-audit.{suffix}"
-        path, _ = QFileDialog.getSaveFileName(self, "Export the audit report", str(start),
-                                              f"{fmt.upper()} (*.{suffix})")
+        path = save_file_name(self, "Export the audit report", str(start), f"{fmt.upper()} (*.{suffix})")
         if not path:
             return
         self._export_folder = Path(path).parent
@@ -293,8 +292,8 @@ class AuditResultsWindow(QMainWindow):
 
     def _ask_merge(self) -> None:
         start = str(self.state.workspace.path.parent) if self.state.workspace is not None else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Merge another workspace into this one", start,
-                                              "Workspaces (*.sqlite *.db);;All files (*)")
+        path = open_file_name(self, "Merge another workspace into this one", start,
+                              "Workspaces (*.sqlite *.db);;All files (*)")
         if path:
             self.merge_from(path)
 

@@ -20,7 +20,6 @@ from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -59,6 +58,7 @@ from traceeval_gui.views.build_pages import (
     default_out,
 )
 from traceeval_gui.views.build_parts import AMBER, GREEN, RED, reason_words
+from traceeval_gui.views.file_dialogs import existing_directory
 from traceeval_gui.views.style import MUTED_TEXT
 
 if TYPE_CHECKING:
@@ -271,13 +271,13 @@ class BuildWizard(QDialog):
     # -- 1. the repository -----------------------------------------------------------------
     def _on_folder_button_clicked(self) -> None:
         start = self.repository_page.folder_edit.text().strip() or self._setting(REPO_SETTING) or str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "The repository to build programs from", start)
+        folder = existing_directory(self, "The repository to build programs from", start)
         if folder:
             self.set_repository(folder)
 
     def _on_out_button_clicked(self) -> None:
         start = self.repository_page.out_edit.text().strip() or str(Path(DEFAULT_OUT_PARENT).expanduser())
-        folder = QFileDialog.getExistingDirectory(self, "The dataset folder to add programs to", start)
+        folder = existing_directory(self, "The dataset folder to add programs to", start)
         if folder:
             self.repository_page.out_edit.setText(folder)
             self._out_edited = True

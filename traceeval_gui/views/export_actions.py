@@ -5,12 +5,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from core.errors import TraceEvalError
 from core.evidence import build_evidence
 from core.workspace import Workspace
 from traceeval_gui.jobs import Job, Progress
+from traceeval_gui.views.file_dialogs import save_file_name
 
 if TYPE_CHECKING:
     from traceeval_gui.views.main_window import MainWindow
@@ -103,8 +104,7 @@ class ExportActions(QObject):
     def _ask_path(self, title: str, stem: str, fmt: str) -> str:
         suffix = SUFFIXES.get(fmt, fmt)
         start = Path.home() / f"{stem}.{suffix}"
-        path, _ = QFileDialog.getSaveFileName(self.window, title, str(start), f"{fmt.upper()} (*.{suffix})")
-        return path
+        return save_file_name(self.window, title, str(start), f"{fmt.upper()} (*.{suffix})")
 
     def _stem(self) -> str:
         key = self.window.state.instance_key or "traceeval"

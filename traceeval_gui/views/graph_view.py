@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QAction, QCursor
-from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMenu, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QToolTip, QVBoxLayout, QWidget
 
 from core.graph_export import MODE_TITLES, GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
 from core.graph_layout import GraphLayout, layered_layout
@@ -34,6 +34,7 @@ from core.palette import MODE_CLASSES
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import CORRECT_CLASSES, EdgeGeometry, filter_graph, short_name, short_names
 from traceeval_gui.models.instance_detail import ClassifiedEdge
+from traceeval_gui.views.file_dialogs import save_file_name
 from traceeval_gui.views.graph_canvas import LABEL_LIMIT, GraphCanvasView
 from traceeval_gui.views.graph_toolbar import FileLegendView, GraphToolbar, node_fill
 from traceeval_gui.views.graph_tooltips import edge_tooltip, node_tooltip
@@ -330,7 +331,7 @@ class GraphPanel(QWidget):
         if self._graph is None:
             return
         default = self._graph.title.replace("/", "_") + ".svg"
-        path, _ = QFileDialog.getSaveFileName(self, "Export graph", default, EXPORT_FILTERS)
+        path = save_file_name(self, "Export graph", default, EXPORT_FILTERS)
         if path:
             self.export(path)
 

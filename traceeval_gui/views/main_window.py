@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, \
+from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, \
     QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
@@ -24,6 +24,7 @@ from traceeval_gui.views.audit_actions import AuditActions
 from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.export_actions import ExportActions
+from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_file_names, save_file_name
 from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
@@ -409,7 +410,7 @@ class MainWindow(QMainWindow):
 
     # -- actions --------------------------------------------------------------------------
     def _on_open_action_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open a TraceEval dataset", self._start_folder())
+        folder = existing_directory(self, "Open a TraceEval dataset", self._start_folder())
         if folder:
             self.open_dataset(folder)
 
@@ -417,8 +418,8 @@ class MainWindow(QMainWindow):
         self.open_dataset(DEMO_DATASET)
 
     def _on_open_workspace_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a workspace", self._start_folder(),
-                                              "TraceEval workspaces (*.sqlite *.db);;All files (*)")
+        path = open_file_name(self, "Open a workspace", self._start_folder(),
+                              "TraceEval workspaces (*.sqlite *.db);;All files (*)")
         if path:
             self.open_dataset(None, path)
 
@@ -427,9 +428,9 @@ class MainWindow(QMainWindow):
         if opened is None:
             self._on_panel_message("Open a dataset first: a workspace belongs to one dataset")
             return
-        path, _ = QFileDialog.getSaveFileName(self, f"New workspace for {opened.name}",
-                                              str(Path(self._start_folder()) / f"{opened.name}.sqlite"),
-                                              "TraceEval workspaces (*.sqlite)")
+        path = save_file_name(self, f"New workspace for {opened.name}",
+                              str(Path(self._start_folder()) / f"{opened.name}.sqlite"),
+                              "TraceEval workspaces (*.sqlite)")
         if path:
             self.new_workspace(path)
 
@@ -457,8 +458,8 @@ class MainWindow(QMainWindow):
         if self.state.opened is None:
             self._on_panel_message("Open a dataset first, then import results for it")
             return
-        paths, _ = QFileDialog.getOpenFileNames(self, "Import results", self._start_folder(),
-                                                "Results (*.json *.jsonl);;All files (*)")
+        paths = open_file_names(self, "Import results", self._start_folder(),
+                                "Results (*.json *.jsonl);;All files (*)")
         if paths:
             self.import_results(paths)
 

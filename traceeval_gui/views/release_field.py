@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, \
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, \
     QVBoxLayout, QWidget
 
 from core.errors import ReleaseError
@@ -19,6 +19,7 @@ from core.prompt_wording import RELEASE, PromptWording
 from core.release import RELEASE_ENV, prompt_wording
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_text import WARNING_TEXT
+from traceeval_gui.views.file_dialogs import existing_directory
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.trace_text import GREEN
 
@@ -78,7 +79,7 @@ class ReleaseField(QWidget):
         self.changed.emit()
 
     def _on_browse_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "The TraceEval release checkout", self.path())
+        folder = existing_directory(self, "The TraceEval release checkout", self.path())
         if folder:
             self.edit.setText(folder)
 

@@ -1,0 +1,72 @@
+"""Every file dialog of the app: choosing a file or folder never opens one.
+
+Qt's own dialog asks the platform's MIME database for each listed file's icon and type, which reads
+the file's first bytes. When the listed folder holds the open workspace, closing that descriptor makes
+SQLite drop all of this process's locks on the workspace; the next `traceeval` command to close its
+connection then believes it is the last one and deletes the WAL under the window's live connection
+(see core/workspace_db.py). So the dialogs here are Qt's own (a platform dialog runs in this process
+too and sniffs the same way) and name a file's type by its name alone.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QFileInfo
+from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
+
+SAFE_OPTIONS = QFileDialog.Option.DontUseNativeDialog | QFileDialog.Option.DontUseCustomDirectoryIcons
+
+
+class NameOnlyIconProvider(QFileIconProvider):
+    """Icons and type names from a file's name and kind (folder or not), never from its contents."""
+
+    def icon(self, what):
+        if isinstance(what, QFileInfo):
+            kind = QFileIconProvider.IconType.Folder if what.isDir() else QFileIconProvider.IconType.File
+            return super().icon(kind)
+        return super().icon(what)
+
+    def type(self, info: QFileInfo) -> str:
+        if info.isDir():
+            return "Folder"
+        suffix = info.suffix()
+        return f"{suffix.upper()} file" if suffix else "File"
+
+
+def file_dialog(parent: QWidget | None, caption: str, start: str, filters: str = "", *,
+                mode: QFileDialog.FileMode = QFileDialog.FileMode.ExistingFile,
+                save: bool = False) -> QFileDialog:
+    """A dialog set up to list folders without reading any file; `exec()` it, or use the helpers below."""
+    dialog = QFileDialog(parent, caption, str(start), filters)
+    dialog.setOptions(SAFE_OPTIONS | (QFileDialog.Option.ShowDirsOnly if mode == QFileDialog.FileMode.Directory
+                                      else QFileDialog.Option(0)))
+    dialog.setIconProvider(NameOnlyIconProvider())
+    dialog.setFileMode(mode)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
+    return dialog
+
+
+def open_file_name(parent: QWidget | None, caption: str, start: str, filters: str = "") -> str:
+    """An existing file the user picked ("" when cancelled)."""
+    return next(iter(_chosen(file_dialog(parent, caption, start, filters))), "")
+
+
+def open_file_names(parent: QWidget | None, caption: str, start: str, filters: str = "") -> list[str]:
+    """Existing files the user picked ([] when cancelled)."""
+    return _chosen(file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.ExistingFiles))
+
+
+def save_file_name(parent: QWidget | None, caption: str, start: str, filters: str = "") -> str:
+    """Where the user wants a file written ("" when cancelled); an existing file is confirmed first."""
+    return next(iter(_chosen(file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.AnyFile,
+                                         save=True))), "")
+
+
+def existing_directory(parent: QWidget | None, caption: str, start: str) -> str:
+    """A folder the user picked ("" when cancelled)."""
+    return next(iter(_chosen(file_dialog(parent, caption, start, mode=QFileDialog.FileMode.Directory))), "")
+
+
+def _chosen(dialog: QFileDialog) -> list[str]:
+    try:
+        return dialog.selectedFiles() if dialog.exec() else []
+    finally:
+        dialog.deleteLater()
