@@ -144,8 +144,7 @@ def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
     records = []
     for number, (program_id, entry) in enumerate(data["results"].items(), 1):
         if refusal(program_id):
-            problems.append(Problem(f"{path}#{number}", f"record {number}: program id not read: "
-                                    f"{refusal(program_id)}; skipped"))
+            problems.append(Problem(f"{path}#{number}", f"program id not read: {refusal(program_id)}; skipped"))
             continue
         where = f"{path.name}#{program_id}"
         unusable = refusal(entry)

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from core.model import CallGraph
 from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_SOURCE_BYTES
 from tests.builders import PY_GRAPH, PY_MAIN, released_dataset
 from tests.llm_server import FakeChatServer, answer_text, ok
+from tests.release_standin import write_release
 
 ROOT = Path(__file__).resolve().parents[2]
 CANARY = "TRACEEVAL_CANARY_7f3a9c"
@@ -153,3 +155,48 @@ def test_a_file_swapped_for_a_link_after_indexing_fails_only_its_program(tmp_pat
     lines = problem_lines(done.stderr, "extra.py")
     assert len(lines) == 1 and "link" in lines[0], done.stderr
     assert SECRET not in done.stderr + done.stdout
+
+
+def test_hostile_split_files_and_readme_are_one_line_each_and_the_programs_load(tmp_path):
+    root = released_dataset(tmp_path / "data", {"python": ["good_0001", "readme_0001"]},
+                            splits={"test": {"python": ["good_0001", "readme_0001"]}})
+    splits = root / "traceeval_split"
+    (splits / "test_ids.json").unlink()
+    os.mkfifo(splits / "test_ids.json")
+    (splits / "train_ids.json").write_text('{"python": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (splits / "python_repo_assignment.json").unlink()
+    os.symlink("/proc/self/environ", splits / "python_repo_assignment.json")
+    readme = root / "benchmark" / "python" / "readme_0001" / "README.md"
+    readme.unlink()
+    os.mkfifo(readme)
+    done = run_cli("validate", root, env={CANARY: SECRET})
+    assert SECRET not in done.stdout + done.stderr
+    assert "2 program folder(s), 2 loaded" in done.stdout, done.stdout
+    for expected in ("traceeval_split/test_ids.json: not a regular file (a FIFO); not read",
+                     "traceeval_split/train_ids.json: not read: nested deeper than 64 levels",
+                     "traceeval_split/python_repo_assignment.json: a link to /proc/",
+                     "readme_0001/README.md: not a regular file (a FIFO); not read; no provenance shown"):
+        assert len(problem_lines(done.stdout, expected)) == 1, (expected, done.stdout)
+
+
+def test_extracting_a_release_copies_only_the_regular_split_files(tmp_path):
+    """`data/traceeval.zip` is extracted with the checkout's split files beside it; a split file linked to
+    the environment or to /dev/zero, or a FIFO, is left behind (and reported as missing when loading)."""
+    checkout = write_release(tmp_path / "TraceEva")
+    archive = checkout / "data" / "traceeval.zip"
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("benchmark/python/good_0001/main.py", PY_MAIN)
+        zipped.writestr("benchmark/python/good_0001/callgraph.json", json.dumps(PY_GRAPH))
+    splits = checkout / "data" / "traceeval_split"
+    splits.mkdir()
+    (splits / "test_ids.json").write_text(json.dumps({"python": ["good_0001"]}))
+    os.symlink("/proc/self/environ", splits / "train_ids.json")
+    os.symlink("/dev/zero", splits / "python_repo_assignment.json")
+    os.mkfifo(splits / "java_repo_assignment.json")
+    done = run_cli("validate", checkout, env={CANARY: SECRET, "TRACEEVAL_CACHE_DIR": str(tmp_path / "cache")})
+    assert "1 program folder(s), 1 loaded" in done.stdout, done.stdout + done.stderr
+    copied = next((tmp_path / "cache" / "releases").glob("TraceEva-*")) / "traceeval_split"
+    assert sorted(path.name for path in copied.iterdir()) == ["test_ids.json"]
+    assert "traceeval_split/train_ids.json: missing split file" in done.stdout
+    assert SECRET not in done.stdout + done.stderr
