@@ -163,10 +163,30 @@ def refusal(value: object) -> str:
 
 
 def _inside(target: str, root: str | Path) -> str:
-    real, real_root = os.path.realpath(target), os.path.realpath(root)
+    """`target` with its links resolved, when that is inside `root`; else RefusedFile."""
+    real_root = os.path.realpath(root)
+    real = _resolved_below(real_root, os.path.relpath(os.path.abspath(target), os.path.abspath(root)))
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise RefusedFile(f"a link to {real}, outside {os.path.basename(real_root) or real_root}/; not read")
     return real
+
+
+def _resolved_below(real_root: str, relative: str) -> str:
+    """`real_root/relative` with links resolved: one lstat per component while none is a link (the common
+    case, and much cheaper than realpath from `/`), realpath as soon as one is."""
+    path = real_root
+    for part in relative.split(os.sep):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            return os.path.realpath(os.path.join(real_root, relative))
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return os.path.realpath(os.path.join(real_root, relative))
+        except FileNotFoundError:
+            return path
+    return path
 
 
 def _check_kind(mode: int) -> None:
