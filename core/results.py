@@ -143,8 +143,9 @@ def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
     model_name = model or _model_name(metadata, named, path)
     records = []
     for number, (program_id, entry) in enumerate(data["results"].items(), 1):
-        if refusal(program_id):
-            problems.append(Problem(f"{path}#{number}", f"program id not read: {refusal(program_id)}; skipped"))
+        unusable = refusal(program_id)
+        if unusable:
+            problems.append(Problem(f"{path}#{number}", f"program id not read: {unusable}; skipped"))
             continue
         where = f"{path.name}#{program_id}"
         unusable = refusal(entry)
