@@ -1,6 +1,8 @@
 """Load TraceEval programs: the released layout, one program folder, or a folder of them.
 
-A broken instance is reported as a `Problem` naming its file and skipped; the rest loads.
+A broken instance is reported as a `Problem` naming its file and skipped; the rest loads. Files are
+read through `core.safe_files`: regular files only, no link out of the program folder, bounded sizes
+and JSON; a program folder linked from outside the dataset is not followed.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from core.entry_points import find_entry_point
 from core.errors import DatasetError
 from core.problems import Problem
 from core.model import LANGUAGES, SOURCE_SUFFIXES, CallGraph, Instance, Provenance, repo_of
+from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_README_BYTES, MAX_SOURCE_BYTES, inside, parse_json, \
+    read_text, refusal, why_unreadable
 from core.splits import SplitIndex, load_splits
 
 GROUND_TRUTH_FILE = "callgraph.json"
@@ -134,15 +138,12 @@ def load_program(
     total_bytes = 0
     for relative in _source_files(folder, language):
         try:
-            data = (folder / relative).read_bytes()
-            sources[relative] = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            fail(f"{shown}/{relative}", f"not valid UTF-8 (byte {error.start})")
-            return None
+            text = read_text(folder / relative, MAX_SOURCE_BYTES, root=folder)
         except OSError as error:
-            fail(f"{shown}/{relative}", f"cannot read: {error.strerror}")
+            fail(f"{shown}/{relative}", why_unreadable(error))
             return None
-        total_bytes += len(data)
+        sources[relative] = text
+        total_bytes += len(text.encode("utf-8"))
     if not sources:
         fail(shown, f"no {language} source files")
         return None
@@ -160,7 +161,7 @@ def load_program(
         files=tuple(sources),
         entry_point=entry_point,
         ground_truth=ground_truth,
-        provenance=_read_provenance(folder / PROVENANCE_FILE),
+        provenance=_read_provenance(folder / PROVENANCE_FILE, f"{shown}/{PROVENANCE_FILE}", problems, program_id),
     )
     lines = sum(text.count("\n") + (1 if text and not text.endswith("\n") else 0) for text in sources.values())
     return instance, ProgramStats(files=len(sources), lines=lines, bytes=total_bytes)
@@ -177,9 +178,12 @@ def parse_ground_truth(text: str) -> CallGraph:
         return data
 
     try:
-        data = json.loads(text, object_pairs_hook=refuse_duplicates)
+        data = parse_json(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    problem = refusal(data)
+    if problem:
+        raise ValueError(f"not read: {problem}")
     if not isinstance(data, dict):
         raise ValueError(f"expected an object {{caller: [callees]}}, got {type(data).__name__}")
     for caller, callees in data.items():
@@ -191,14 +195,14 @@ def parse_ground_truth(text: str) -> CallGraph:
 def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,
                        required: bool) -> CallGraph | None:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_text(path, MAX_GROUND_TRUTH_BYTES, root=path.parent)
     except FileNotFoundError:
         if required:
             problems.append(Problem(shown, "missing (every program needs its ground truth)", "error", program_id))
             return None
         return CallGraph()
-    except UnicodeDecodeError as error:
-        problems.append(Problem(shown, f"not valid UTF-8 (byte {error.start})", "error", program_id))
+    except OSError as error:
+        problems.append(Problem(shown, why_unreadable(error), "error", program_id))
         return None
     try:
         return parse_ground_truth(text)
@@ -207,10 +211,13 @@ def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_
         return None
 
 
-def _read_provenance(path: Path) -> Provenance:
+def _read_provenance(path: Path, shown: str, problems: list[Problem], program_id: str) -> Provenance:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(path, MAX_README_BYTES, root=path.parent, errors="replace")
+    except FileNotFoundError:
+        return Provenance()
+    except OSError as error:
+        problems.append(Problem(shown, f"{why_unreadable(error)}; no provenance shown", "warning", program_id))
         return Provenance()
     source = original = ""
     for line in text.splitlines():
@@ -234,18 +241,18 @@ def program_folders(root: Path, layout: str, languages: tuple[str, ...],
         return
     if layout == "folder":
         hint = _language_from_folder_name(root.name)
-        for child in _subdirs(root):
+        for child in _subdirs_inside(root, root, problems):
             yield child, hint
         return
     benchmark = root / "benchmark"
-    for child in _subdirs(benchmark):
+    for child in _subdirs_inside(benchmark, root, problems):
         if child.name not in LANGUAGES:
             problems.append(Problem(f"benchmark/{child.name}", "unknown language folder (expected python, "
                                     "javascript or java); skipped", "warning"))
     for language in languages:
         folder = benchmark / language
-        if folder.is_dir():
-            for child in _subdirs(folder):
+        if folder.is_dir() and inside(folder, root):
+            for child in _subdirs_inside(folder, root, problems):
                 yield child, language
 
 
@@ -280,6 +287,23 @@ def _entry_hint(language: str) -> str:
     return {"python": "main.py not found",
             "javascript": "main.js not found and more than one .js file",
             "java": "no class declares public static void main"}[language]
+
+
+def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
+    """The subfolders of `folder` that are inside the dataset `root`; each one linked from elsewhere is a
+    Problem (a link to `/usr` would otherwise be walked as a program)."""
+    if not inside(folder, root):
+        problems.append(Problem(shown_path(folder, root), f"a link leaving the dataset (to {os.path.realpath(folder)})"
+                                "; not followed"))
+        return []
+    kept = []
+    for child in _subdirs(folder):
+        if inside(child, root):
+            kept.append(child)
+        else:
+            problems.append(Problem(shown_path(child, root), "a link leaving the dataset (to "
+                                    f"{os.path.realpath(child)}); not followed", "error", child.name))
+    return kept
 
 
 def _subdirs(folder: Path) -> list[Path]:

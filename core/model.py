@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
+
 LANGUAGES = ("python", "javascript", "java")
 LANGUAGE_TITLES = {"python": "Python", "javascript": "JavaScript", "java": "Java"}
 SOURCE_SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "java": (".java",)}
@@ -108,16 +110,19 @@ class Instance:
         return repo_of(self.id)
 
     def read_source(self, relative: str) -> str:
-        return (self.root / relative).read_text(encoding="utf-8")
+        """The file's text with '\\n' line ends; an OSError when it cannot be read or is refused (a link out
+        of the program folder, not a regular file, over MAX_SOURCE_BYTES, not UTF-8: see core.safe_files)."""
+        text = read_text(self.root / relative, MAX_SOURCE_BYTES, root=self.root)
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
     def read_sources(self) -> tuple[dict[str, str], dict[str, str]]:
         """(readable files -> text with '\\n' line ends, unreadable files -> why)."""
         sources, unreadable = {}, {}
         for relative in self.files:
             try:
-                sources[relative] = self.read_source(relative).replace("\r\n", "\n").replace("\r", "\n")
-            except (OSError, UnicodeDecodeError) as error:
-                unreadable[relative] = str(error)
+                sources[relative] = self.read_source(relative)
+            except OSError as error:
+                unreadable[relative] = why_unreadable(error)
         return sources, unreadable
 
 

@@ -28,12 +28,12 @@ from pathlib import Path
 from core.errors import ReleaseError
 from core.prompt_wording import RELEASE, STUDIO_WORDING, SYSTEM_FIELDS, USER_FIELDS, PromptWording, checked_fields
 from core.release_archive import CHECKOUT_NOTE, is_extracted_corpus
+from core.safe_files import MAX_NOTE_BYTES, MAX_SCRIPT_BYTES, read_bytes, why_unreadable
 
 RELEASE_ENV = "TRACEEVAL_RELEASE"
 SCRIPT = "run_llm.py"
 TEMPLATES = {"SYSTEM_PROMPT": "system", "USER_PROMPT": "user", "PYTHON_EXAMPLE": "python",
              "JS_EXAMPLE": "javascript", "JAVA_EXAMPLE": "java"}
-MAX_SCRIPT_BYTES = 4 * 1024 * 1024  # the real file is about 32 KB
 
 
 def find_release_script(given: str | Path | None = None, dataset_root: Path | None = None) -> Path | None:
@@ -66,11 +66,9 @@ def prompt_wording(given: str | Path | None = None, dataset_root: Path | None = 
 def read_release_wording(script: Path) -> PromptWording:
     """The five templates of `run_llm.py` as literal strings, without running a line of it."""
     try:
-        if script.stat().st_size > MAX_SCRIPT_BYTES:
-            raise ReleaseError(f"{script}: over {MAX_SCRIPT_BYTES // 1024 // 1024} MB; not the release's run_llm.py")
-        data = script.read_bytes()
+        data = read_bytes(script, MAX_SCRIPT_BYTES)
     except OSError as error:
-        raise ReleaseError(f"{script}: cannot read: {error.strerror or error}") from None
+        raise ReleaseError(f"{script}: {why_unreadable(error)}") from None
     try:
         tree = ast.parse(data, filename=str(script))
     except (SyntaxError, ValueError) as error:
@@ -106,8 +104,8 @@ def extracted_from(dataset_root: Path) -> Path | None:
     if not is_extracted_corpus(dataset_root) or not note.is_file():
         return None
     try:
-        checkout = json.loads(note.read_text(encoding="utf-8")).get("checkout")
-    except (OSError, ValueError, AttributeError):
+        checkout = json.loads(read_bytes(note, MAX_NOTE_BYTES, root=dataset_root)).get("checkout")
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return Path(checkout) if isinstance(checkout, str) else None
 

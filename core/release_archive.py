@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import stat
@@ -27,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from core.errors import ReleaseError
+from core.safe_files import MAX_SPLIT_BYTES, read_bytes, why_unreadable
 from core.user_folders import cache_dir
 
 ARCHIVE = "traceeval.zip"
@@ -36,6 +38,7 @@ MAX_MEMBERS = 1_000_000
 CHUNK = 1 << 20
 
 Progress = Callable[[int, int, str], None]
+logger = logging.getLogger(__name__)
 
 
 def dataset_folder(path: Path, progress: Progress | None = None) -> Path:
@@ -77,10 +80,7 @@ def extract_corpus(archive: Path, checkout: Path, progress: Progress | None = No
     work = Path(tempfile.mkdtemp(prefix=".extracting-", dir=target.parent))
     try:
         root = _extract(archive, work / "corpus", progress)
-        splits = checkout / "data" / "traceeval_split"
-        if splits.is_dir():
-            shutil.copytree(splits, root / "traceeval_split", dirs_exist_ok=True, symlinks=False,
-                            ignore=lambda folder, names: [n for n in names if not n.endswith(".json")])
+        _copy_split_files(checkout / "data" / "traceeval_split", root / "traceeval_split")
         (root / CHECKOUT_NOTE).write_text(json.dumps({"checkout": str(checkout.resolve()),
                                                       "archive": str(archive.resolve())}, indent=2) + "\n")
         (root / DONE).write_text("")
@@ -96,6 +96,24 @@ def extract_corpus(archive: Path, checkout: Path, progress: Progress | None = No
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target
+
+
+def _copy_split_files(splits: Path, into: Path) -> None:
+    """Copy the checkout's split files (`*.json` directly in `splits`) beside the corpus. A file the readers
+    refuse (a FIFO, a device, a link out of the folder, too large) is left behind: loading the corpus then
+    names it as missing."""
+    if not splits.is_dir():
+        return
+    into.mkdir(exist_ok=True)
+    for entry in sorted(os.scandir(splits), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        try:
+            data = read_bytes(entry.path, MAX_SPLIT_BYTES, root=splits)
+        except OSError as error:
+            logger.warning("%s: %s; not copied with the corpus", entry.path, why_unreadable(error))
+            continue
+        (into / entry.name).write_bytes(data)
 
 
 def _extract(archive: Path, into: Path, progress: Progress | None) -> Path:

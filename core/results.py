@@ -6,10 +6,14 @@ without one scores as empty). JSONL lines are `{"instance_id", "model", "predict
 (needed only when an id exists in two languages), as are `prompt_hash`, `prompt_wording`, `tokens_in`,
 `tokens_out`, `latency_s` and `cost_usd`. A malformed record is kept with its problem and
 scores as an empty prediction, as the paper does; an unreadable line or file is a Problem.
+Files are read through `core.safe_files` (regular files only, bounded size, nesting and number
+length): a record holding a value beyond those bounds or a lone surrogate is kept with that
+problem and nothing of its content, so one hostile record never stops the others.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +23,7 @@ from core.answers import parse_answer
 from core.errors import ResultsError
 from core.model import LANGUAGES, CallGraph, Prediction
 from core.problems import Problem
+from core.safe_files import INT64, MAX_RESULTS_BYTES, parse_json, read_bytes, refusal, why_unreadable
 
 RELEASED_NAME = re.compile(r"^(?P<slug>.+?)_(?P<language>python|javascript|java)_t(?P<temperature>[0-9.]+)"
                            r"_r(?P<run>\d+)\.json$")
@@ -53,9 +58,9 @@ def find_results_files(paths: Sequence[str | Path]) -> list[Path]:
     found: list[Path] = []
     for given in paths:
         path = Path(given).expanduser()
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()))
-        elif path.is_file():
+        if path.is_dir():  # anything but a folder is read and, when not a regular file, reported
+            found.extend(sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and not p.is_dir()))
+        elif os.path.lexists(path):
             found.append(path)
         else:
             raise ResultsError(f"{path}: no such results file or folder")
@@ -65,15 +70,15 @@ def find_results_files(paths: Sequence[str | Path]) -> list[Path]:
 def read_results_file(path: Path, model: str | None = None) -> ResultsFile:
     """Read one file; `model` overrides the model name found in it."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path, MAX_RESULTS_BYTES).decode("utf-8")
     except UnicodeDecodeError as error:
         return ResultsFile(path, [], {}, [Problem(str(path), f"not valid UTF-8 (byte {error.start})")])
     except OSError as error:
-        return ResultsFile(path, [], {}, [Problem(str(path), f"cannot read: {error.strerror}")])
+        return ResultsFile(path, [], {}, [Problem(str(path), why_unreadable(error))])
     if path.suffix == ".jsonl":
         return _read_jsonl(path, text, model)
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as error:
         return ResultsFile(path, [], {}, [Problem(str(path), f"invalid JSON at line {error.lineno}: {error.msg}")])
     if isinstance(data, dict) and isinstance(data.get("results"), dict):
@@ -123,17 +128,31 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
 
 def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    problems = []
+    unusable = refusal(metadata)
+    if unusable:
+        problems.append(Problem(str(path), f"metadata not read: {unusable}; the file name names the model",
+                                "warning"))
+        metadata = {}
     named = RELEASED_NAME.match(path.name)
     language = metadata.get("language") or (named.group("language") if named else None)
-    problems = []
     if language not in LANGUAGES:
         problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
                                 "records are matched by id alone", "warning"))
         language = None
     model_name = model or _model_name(metadata, named, path)
     records = []
-    for program_id, entry in data["results"].items():
+    for number, (program_id, entry) in enumerate(data["results"].items(), 1):
+        unusable = refusal(program_id)
+        if unusable:
+            problems.append(Problem(f"{path}#{number}", f"program id not read: {unusable}; skipped"))
+            continue
         where = f"{path.name}#{program_id}"
+        unusable = refusal(entry)
+        if unusable:
+            records.append(ResultRecord(program_id, model_name, language, where=where, released=True,
+                                        problem=f"record not read: {unusable}; scored as empty"))
+            continue
         if not isinstance(entry, dict):
             records.append(ResultRecord(program_id, model_name, language, where=where,
                                         problem=f"record is {type(entry).__name__}, not an object"))
@@ -149,9 +168,13 @@ def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
             continue
         where = f"{path.name}:{number}"
         try:
-            entry = json.loads(line)
+            entry = parse_json(line)
         except json.JSONDecodeError as error:
             problems.append(Problem(f"{path}:{number}", f"invalid JSON: {error.msg}"))
+            continue
+        unusable = refusal(entry)
+        if unusable:
+            problems.append(Problem(f"{path}:{number}", f"not read: {unusable}; skipped"))
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("instance_id"), str):
             problems.append(Problem(f"{path}:{number}", 'expected an object with a string "instance_id"'))
@@ -175,6 +198,10 @@ def _record(program_id: str, model: str, language: str | None, entry: dict, wher
     if raw is not None and not isinstance(raw, str):
         problem, raw = f"raw_response is {type(raw).__name__}, not a string", None
     extras = {key: entry[key] for key in OPTIONAL_NUMBERS if isinstance(entry.get(key), (int, float))}
+    for key, value in list(extras.items()):
+        if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+            del extras[key]
+            problem = problem or f"{key} {value} does not fit a 64-bit integer; left out"
     for text in ("prompt_hash", "prompt_wording"):
         if isinstance(entry.get(text), str):
             extras[text] = entry[text]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from core.model import LANGUAGES, repo_of
 from core.problems import Problem
+from core.safe_files import MAX_SPLIT_BYTES, RefusedFile, parse_json, read_text, refusal
 
 SPLITS = ("test", "train")
 
@@ -80,13 +81,22 @@ def _check_consistency(index: SplitIndex, shown: str, problems: list[Problem]) -
 
 def _read_json(path: Path, shown: str, problems: list[Problem], required: bool = True):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(read_text(path, MAX_SPLIT_BYTES, root=path.parent))
     except FileNotFoundError:
         if required:
             problems.append(Problem(shown, "missing split file", "warning"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None
+    except RefusedFile as error:
+        problems.append(Problem(shown, str(error)))
+        return None
+    except (OSError, json.JSONDecodeError) as error:
         problems.append(Problem(shown, f"unreadable: {error}"))
-    return None
+        return None
+    problem = refusal(data)
+    if problem:
+        problems.append(Problem(shown, f"not read: {problem}"))
+        return None
+    return data
 
 
 def _is_str_list_map(data: object) -> bool:

@@ -50,8 +50,8 @@ def check_instance(instance: Instance, shown: str) -> list[Problem]:
     """Source-level checks of one loaded program: placement of names, self-edges, syntax."""
     from core.symbols import extract_symbols
 
-    problems = []
-    sources = {path: instance.read_source(path) for path in instance.files}
+    sources, unreadable = instance.read_sources()
+    problems = [Problem(f"{shown}/{path}", why, "error", instance.id) for path, why in unreadable.items()]
     table = extract_symbols(instance.language, sources)
     for message in table.problems:  # "<file>: <problem>"
         file, _, what = message.partition(": ")

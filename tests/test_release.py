@@ -82,7 +82,7 @@ def test_an_oversized_file_is_not_read(tmp_path):
     script = write_release(tmp_path / "TraceEva") / "scripts" / "run_llm.py"
     with script.open("a") as handle:
         handle.write("#" * (5 * 1024 * 1024))
-    with pytest.raises(ReleaseError, match="over 4 MB"):
+    with pytest.raises(ReleaseError, match="over the bound of 4 MiB"):
         read_release_wording(script)
 
 
