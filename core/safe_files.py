@@ -24,6 +24,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from core.workspace_db import in_use_by_sqlite
+
 MiB = 1024 * 1024
 MAX_SOURCE_BYTES = 4 * MiB  # a program source file; the released ones are far below 1 MiB
 MAX_GROUND_TRUTH_BYTES = 64 * MiB  # callgraph.json
@@ -69,6 +71,8 @@ def read_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> 
         target = _inside(target, root)
         flags |= getattr(os, "O_NOFOLLOW", 0)  # resolved already: a link appearing now is a swap
     _check_kind(os.stat(target).st_mode)
+    if in_use_by_sqlite(target):  # opening it here would drop that process's locks (core/workspace_db.py)
+        raise RefusedFile("a database in use (a workspace), not a file to read; not read")
     try:
         descriptor = os.open(target, flags)
     except OSError as error:

@@ -39,6 +39,16 @@ class WorkspaceBusyError(WorkspaceError, sqlite3.OperationalError):
     CLI prints it as one line) and a `sqlite3.OperationalError` (code that expects SQLite's errors catches it)."""
 
 
+def in_use_by_sqlite(path: str | Path) -> bool:
+    """Whether `path` is a database some process has open in WAL mode (its `-wal`/`-shm` are there), or one
+    of those files: opening it other than through a connection could drop that process's locks. Decided
+    from names alone, so asking never opens anything."""
+    name = str(path)
+    if name.endswith(("-wal", "-shm", "-journal")):
+        return True
+    return os.path.lexists(f"{name}-wal") or os.path.lexists(f"{name}-shm")
+
+
 def lock_wait_s() -> float:
     """How long a connection waits for another process's lock."""
     try:

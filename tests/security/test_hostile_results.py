@@ -4,6 +4,7 @@ nesting 100,000 deep, each in one record of a released results file or a JSONL, 
 records import, and nothing prints a traceback."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,17 @@ def test_results_that_are_not_regular_files_or_too_large_are_refused_without_blo
         f"error: {folder / 'zero.jsonl'}: not a regular file (a device); not read",
         f"error: {folder / 'huge.jsonl'}: {MAX_RESULTS_BYTES + 1:,} bytes, over the bound of 2,048 MiB; not read",
         f"error: {fifo_given}: not a regular file (a FIFO); not read"]), done.stdout
+
+
+def test_a_workspace_in_use_given_as_a_results_file_is_refused_by_name(dataset, tmp_path):
+    """Reading a live workspace as a plain file would drop its owner's SQLite locks (core/workspace_db.py)."""
+    from core.workspace import Workspace
+
+    live = tmp_path / "live.sqlite"
+    with Workspace(live) as ws:  # another process's open workspace, as the window holds it
+        ws.instance_count()
+        assert Path(f"{live}-wal").exists()
+        done = run_cli("import-results", dataset, live, f"{live}-wal", "--workspace", tmp_path / "ws.sqlite")
+    problems = sorted(line for line in done.stdout.splitlines() if line.startswith("error:"))
+    assert problems == sorted(f"error: {path}: a database in use (a workspace), not a file to read; not read"
+                              for path in (live, f"{live}-wal")), done.stdout + done.stderr

@@ -14,7 +14,8 @@ import pytest
 pytest.importorskip("PySide6", exc_type=ImportError)  # also skipped in the run with Qt blocked
 
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel  # noqa: E402
+from PySide6.QtGui import QAction  # noqa: E402
+from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel, QMessageBox  # noqa: E402
 
 from resources import DEMO_DATASET  # noqa: E402
 from tests.llm_server import FakeChatServer, demo_truth_answers, hang, truth_answers  # noqa: E402
@@ -160,3 +161,40 @@ def test_the_window_keeps_working_while_cli_commands_write(qtbot, window, result
         window.reopen()
     assert "while-open" in {m.name for m in state.opened.models}
     assert "malformed" not in "".join(capfd.readouterr())
+
+
+def test_picking_the_open_workspace_as_a_results_file_or_an_export_target_is_refused(qtbot, window, tmp_path):
+    """Reading the workspace as a results file (or writing an export over it) would open it outside its
+    connection, dropping the window's locks: File > Import Results… and the export dialogs refuse it by name."""
+    path = window.state.opened.workspace_path
+    warnings: list[str] = []
+
+    def pick(chosen: str) -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QFileDialog):
+            QTimer.singleShot(50, lambda: pick(chosen))
+            return
+        QTimer.singleShot(0, lambda: refuse_warning(100))
+        dialog.selectFile(chosen)
+        dialog.accept()
+
+    def refuse_warning(tries: int) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            replace = box.button(QMessageBox.StandardButton.Yes)  # Qt's own "replace it?" for a save comes first
+            replace.click() if replace is not None else box.accept()
+            if "in use" in box.text():
+                warnings.append(box.text())
+                return
+        if tries:  # else no warning came: the assertions below say so
+            QTimer.singleShot(50, lambda: refuse_warning(tries - 1))
+
+    import_action = next(a for a in window.findChildren(QAction) if a.text() == "&Import Results…")
+    for chosen in (str(path), f"{path}-wal"):
+        QTimer.singleShot(0, lambda chosen=chosen: pick(chosen))
+        import_action.trigger()
+    QTimer.singleShot(0, lambda: pick(str(path)))
+    assert save_file_name(window, "Export", str(path.parent), "All files (*)") == ""
+    assert len(warnings) == 3 and all("a database in use (a workspace)" in text for text in warnings), warnings
+    assert posix_locks(path, os.getpid()), "the window lost its workspace locks"
+    assert {m.name for m in window.state.workspace.models()} >= {"illustrative-strong"}

@@ -10,7 +10,9 @@ too and sniffs the same way) and name a file's type by its name alone.
 from __future__ import annotations
 
 from PySide6.QtCore import QFileInfo
-from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
+from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QMessageBox, QWidget
+
+from core.workspace_db import in_use_by_sqlite
 
 SAFE_OPTIONS = QFileDialog.Option.DontUseNativeDialog | QFileDialog.Option.DontUseCustomDirectoryIcons
 
@@ -50,19 +52,32 @@ def open_file_name(parent: QWidget | None, caption: str, start: str, filters: st
 
 
 def open_file_names(parent: QWidget | None, caption: str, start: str, filters: str = "") -> list[str]:
-    """Existing files the user picked ([] when cancelled)."""
-    return _chosen(file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.ExistingFiles))
+    """Existing files the user picked to read as data ([] when cancelled); a database in use is refused."""
+    return _not_in_use(parent, caption, _chosen(file_dialog(parent, caption, start, filters,
+                                                            mode=QFileDialog.FileMode.ExistingFiles)))
 
 
 def save_file_name(parent: QWidget | None, caption: str, start: str, filters: str = "") -> str:
-    """Where the user wants a file written ("" when cancelled); an existing file is confirmed first."""
-    return next(iter(_chosen(file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.AnyFile,
-                                         save=True))), "")
+    """Where the user wants a file written ("" when cancelled); an existing file is confirmed first, and
+    a database in use (the open workspace) is refused."""
+    chosen = _chosen(file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.AnyFile, save=True))
+    return next(iter(_not_in_use(parent, caption, chosen)), "")
 
 
 def existing_directory(parent: QWidget | None, caption: str, start: str) -> str:
     """A folder the user picked ("" when cancelled)."""
     return next(iter(_chosen(file_dialog(parent, caption, start, mode=QFileDialog.FileMode.Directory))), "")
+
+
+def _not_in_use(parent: QWidget | None, caption: str, paths: list[str]) -> list[str]:
+    """`paths`, or [] after saying why when one is a database a process has open (reading or writing it as
+    a plain file would drop that process's locks, or overwrite its data)."""
+    busy = [path for path in paths if in_use_by_sqlite(path)]
+    if busy:
+        QMessageBox.warning(parent, caption, f"{busy[0]}: a database in use (a workspace), not a file to read or "
+                                             "write here: choose another file")
+        return []
+    return paths
 
 
 def _chosen(dialog: QFileDialog) -> list[str]:
