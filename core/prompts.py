@@ -21,12 +21,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from core.errors import DatasetError
+from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 from core.model import LANGUAGE_TITLES, Instance
 from core.prompt_wording import RELEASE, STUDIO_WORDING, PromptWording
 from core.rules import DEFAULT_RULES, PAPER, rules_title
@@ -34,7 +34,6 @@ from core.symbols import javascript as js_symbols, python as py_symbols
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
 CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
-MAX_SOURCE_BYTES = 16 * 1024 * 1024  # a source file larger than this is not a benchmark program
 PAPER_SUFFIXES = {"python": ".py", "javascript": ".js", "java": ".java"}
 PAPER_INIT_MODULES = {"python": "__init__", "javascript": "index"}
 FENCE_TAGS = {"python": "python", "javascript": "javascript", "java": "java"}
@@ -156,23 +155,15 @@ def paper_module_name(path: str) -> str:
 
 
 def _read_program_file(folder: Path, relative: str) -> str:
-    """A file of the program as text with universal newlines; links out of the folder, anything but a
-    regular file and very large files are refused (a DatasetError naming the file)."""
+    """A file of the program as text with universal newlines (as the release's `open()` reads it), through
+    the bounded reader: a link out of the folder, anything but a regular file or too large a file is a
+    DatasetError naming the file."""
     path = folder / relative
     try:
-        resolved = path.resolve()
-        if path.is_symlink() and not resolved.is_relative_to(folder.resolve()):
-            raise DatasetError(f"{path}: a link out of the program folder; not read into the prompt")
-        info = resolved.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise DatasetError(f"{path}: not a regular file; not read into the prompt")
-        if info.st_size > MAX_SOURCE_BYTES:
-            raise DatasetError(f"{path}: {info.st_size:,} bytes, over {MAX_SOURCE_BYTES // 2 ** 20} MB; not read "
-                               "into the prompt")
-        with open(resolved, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"{path}: cannot read source file for the prompt: {error}") from None
+        text = read_text(path, MAX_SOURCE_BYTES, root=folder)
+    except OSError as error:
+        raise DatasetError(f"{path}: cannot read source file for the prompt: {why_unreadable(error)}") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 # -- the studio assembly -------------------------------------------------------------------------------------

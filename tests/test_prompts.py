@@ -151,11 +151,13 @@ def test_an_unreadable_source_file_is_a_one_line_error(tmp_path):
         build_prompt(instance)
     (folder / "b.py").unlink()
     (folder / "b.py").symlink_to("/etc/hostname")
-    with pytest.raises(DatasetError, match=r"b\.py: a link out of the program folder"):
+    with pytest.raises(DatasetError, match=r"b\.py: cannot read source file for the prompt: a link to /etc/hostname, "
+                                           r"outside gone_0001/; not read"):
         build_prompt(instance)
     (folder / "b.py").unlink()
     os.mkfifo(folder / "b.py")
-    with pytest.raises(DatasetError, match=r"b\.py: not a regular file"):
+    with pytest.raises(DatasetError, match=r"b\.py: cannot read source file for the prompt: not a regular file "
+                                           r"\(a FIFO\)"):
         build_prompt(instance)  # and never blocks opening the FIFO
 
 
