@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-pytest.importorskip("PySide6")
+pytest.importorskip("PySide6", exc_type=ImportError)
 
 from PySide6.QtCore import Qt  # noqa: E402
 
