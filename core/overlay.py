@@ -6,6 +6,7 @@ sources is what the graph view lays out once, so toggling a source never moves a
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -126,6 +127,18 @@ class InstanceOverlay:
         if limit not in cache:
             cache[limit] = _shown_part(self, limit)
         return cache[limit]
+
+    def class_counts(self, mode: str, model_a: str | None = None, model_b: str | None = None) -> dict[str, int]:
+        """How many edges of the whole overlay each class of a view mode has (`classify_edges` on every edge):
+        what a view counts while it draws only `shown()`. Cached per mode and models (one pass over the edges)."""
+        cache = self.__dict__.get("_class_counts")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_class_counts", cache)
+        key = (mode, model_a, model_b)
+        if key not in cache:
+            cache[key] = dict(Counter(classify_edges(self, mode, model_a, model_b).values()))
+        return cache[key]
 
     def compare(self, model_a: str, model_b: str) -> dict[str, tuple[OverlayEdge, ...]]:
         """Edges by compare class (see `OverlayEdge.compare`); empty when a model has no prediction."""

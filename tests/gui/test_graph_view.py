@@ -11,7 +11,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
 from core.graph_layout import NODE_GAP, layered_layout
-from core.overlay import VIEW_MODES, classify_edges
+from core.overlay import SHOWN_EDGE_LIMIT, VIEW_MODES, classify_edges
 from core.palette import EDGE_STYLES, MODE_CLASSES
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
 from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, EdgeGeometry
@@ -338,7 +338,7 @@ def test_labels_are_shown_zoomed_in_and_limited_zoomed_out(window, state, panel)
 
 
 def test_labels_at_two_thousand_nodes_stay_few_and_in_view(state, panel):
-    overlay, groups = synthetic_overlay(2000, 6000, files=20, seed=7)
+    overlay, groups = synthetic_overlay(2000, SHOWN_EDGE_LIMIT, files=20, seed=7)  # the most the view draws
     state.select_model(MODELS[0])
     panel.show_overlay(overlay, groups)
     assert panel.label_nodes() == []  # the whole graph: too dense to label
@@ -358,7 +358,7 @@ def test_labels_at_two_thousand_nodes_stay_few_and_in_view(state, panel):
 
 
 def test_two_thousand_nodes_render(state, panel):
-    overlay, groups = synthetic_overlay(2000, 6000, files=20, seed=7)
+    overlay, groups = synthetic_overlay(2000, SHOWN_EDGE_LIMIT, files=20, seed=7)  # the most the view draws
     state.select_model(MODELS[0])
     state.select_compare_model(MODELS[1])
     state.set_view_mode("compare")
@@ -371,6 +371,25 @@ def test_two_thousand_nodes_render(state, panel):
     assert len(colours) > 5  # edges and nodes were drawn, not a blank canvas
     panel.errors_check.setChecked(True)
     assert set(panel.drawn_edges().values()) <= {"only_a_right", "only_b_right", "both_wrong"}
+    assert panel.omitted.isHidden()
+
+
+def test_beyond_the_bound_the_view_draws_the_shown_part_and_counts_every_edge(state, panel):
+    overlay, groups = synthetic_overlay(2000, 6000, files=20, seed=7)
+    shown = overlay.shown()
+    state.select_model(MODELS[0])
+    state.select_compare_model(MODELS[1])
+    for mode in ("model", "compare", "trace"):
+        state.set_view_mode(mode)
+        panel.show_overlay(overlay, groups)
+        assert panel.drawn_edges() == classify_edges(overlay, mode, *MODELS, shown.edges)
+        assert len(panel.drawn_edges()) <= SHOWN_EDGE_LIMIT and len(panel.nodes_item.data) == len(shown.nodes)
+        every = classify_edges(overlay, mode, *MODELS)
+        assert all(overlay.edge(*e).truth or overlay.edge(*e).traced for e in panel.drawn_edges())  # theirs first
+        for name, button in panel.class_buttons.items():  # the chips count every edge, drawn or not
+            assert button.text() == f"{EDGE_STYLES[name].label} {sum(c == name for c in every.values())}"
+    assert not panel.omitted.isHidden() and shown.summary() in panel.omitted.text()
+    assert shown.summary() in panel.picture.title and panel.picture.omitted_edges == 6000 - len(shown.edges)
 
 
 def test_exports_write_the_picture_as_drawn(window, state, panel, tmp_path):

@@ -1,7 +1,8 @@
 """Compare mode: model A (the toolbar's model) against model B, on this program and across the dataset.
 
 Left, this program: how many edges both models get right, only A, only B, neither (chips that
-also filter), and every edge with what the truth, A and B say; a row selects the edge and
+also filter and count every edge), and every edge with what the truth, A and B say (its bounded part
+beyond core.overlay.SHOWN_EDGE_LIMIT, with a line saying how many are left out); a row selects the edge and
 switches the graph to the compare classes. Right, the dataset: every program both models
 answered, largest |F1(A) − F1(B)| first; Enter or a double click opens the program.
 """
@@ -13,15 +14,17 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, \
     QSplitter, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget
 
-from core.metrics import INSTANCE_RULE, instance_scores
+from core.metrics import INSTANCE_RULE, Counts, instance_scores
 from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.overlay import COMPARE_CLASSES, counts_of, rank_differences
+from core.overlay import COMPARE_CLASSES, rank_differences
 from core.palette import EDGE_STYLES
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, DIFFERENCE_ROLE, EDGE_ROLE, MODEL_A_COLOUR, \
     MODEL_B_COLOUR, SCORE_ROLE, CompareEdge, CompareEdgeFilterProxyModel, CompareEdgeTableModel, \
     DifferenceFilterProxyModel, DifferenceTableModel, compare_tint
 from traceeval_gui.models.instance_detail import ClassifiedEdge
+from traceeval_gui.views.edge_table import fit_checked_text
+from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
@@ -94,6 +97,7 @@ class ComparePanel(QWidget):
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.edge_table.selectionModel().currentRowChanged.connect(self._on_edge_table_current_row_changed)
         self.edge_table.clicked.connect(self._on_edge_table_clicked)
+        self.omitted = OmittedEdgesLabel()
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(8, 4, 4, 4)
@@ -102,6 +106,7 @@ class ComparePanel(QWidget):
         left_layout.addWidget(self.instance_header)
         left_layout.addLayout(chips)
         left_layout.addWidget(self.edge_table, 1)
+        left_layout.addWidget(self.omitted)
 
         # -- right: the dataset --------------------------------------------------------------
         self.difference_model = DifferenceTableModel(self)
@@ -318,6 +323,7 @@ class ComparePanel(QWidget):
         detail = state.detail()
         self._syncing = True
         try:
+            self.omitted.show_part(None)
             if detail is None:
                 self.edge_model.set_edges([])
                 self._set_chip_counts(None)
@@ -337,10 +343,13 @@ class ComparePanel(QWidget):
                     f"{'have' if len(missing) > 1 else 'has'} no result for this program: nothing to compare "
                     f"(not scored).</span>")
                 return
-            edges = [e for e in (CompareEdge.of(edge, model_a, model_b) for edge in overlay.edges) if e is not None]
+            shown = overlay.shown()  # beyond the bound the list holds a part; the chips and scores count every edge
+            edges = [e for e in (CompareEdge.of(edge, model_a, model_b) for edge in shown.edges) if e is not None]
             self.edge_model.set_edges(edges, model_a, model_b)
-            self._set_chip_counts({c: sum(e.category == c for e in edges) for c in COMPARE_CLASSES})
-            scores = [instance_scores(counts_of(overlay, name)).f1 for name in (model_a, model_b)]
+            self.omitted.show_part(shown)
+            self._set_chip_counts(overlay.class_counts("compare", model_a, model_b))
+            scores = [instance_scores(_model_counts(overlay.class_counts("model", name))).f1
+                      for name in (model_a, model_b)]
             self.instance_header.setText(
                 f"{title}<br>F1&nbsp;&nbsp;<b style='color:{MODEL_A_COLOUR}'>A {scores[0]:.1%}</b>"
                 f"&nbsp;&nbsp;<b style='color:{MODEL_B_COLOUR}'>B {scores[1]:.1%}</b>"
@@ -373,8 +382,9 @@ class ComparePanel(QWidget):
 
     def _set_chip_counts(self, counts: dict[str, int] | None) -> None:
         for category, button in self.class_buttons.items():
-            number = counts[category] if counts is not None else 0
-            button.setText(f"{EDGE_STYLES[category].label}  {number}")
+            number = counts.get(category, 0) if counts is not None else 0
+            button.setText(f"{EDGE_STYLES[category].label}  {number:,}")
+            fit_checked_text(button)
             button.setEnabled(counts is not None)
 
     def _fill_model_b_combo(self) -> None:
@@ -423,6 +433,11 @@ class ComparePanel(QWidget):
             width = max(metrics.horizontalAdvance(widest[field]) + CELL_PADDING,
                         header.fontMetrics().horizontalAdvance(title) + SORT_ARROW_ROOM)
             header.resizeSection(column, min(width, MAX_PROGRAM_WIDTH))
+
+
+def _model_counts(classes: dict[str, int]) -> Counts:
+    """A model's TP / FP / FN from the counts of the model view mode's classes (shared with the graph's chips)."""
+    return Counts(classes.get("TP", 0), classes.get("FP", 0), classes.get("FN", 0))
 
 
 def _table_view(parent: QWidget) -> QTableView:

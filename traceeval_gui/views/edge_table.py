@@ -1,10 +1,12 @@
-"""Every edge of the selected instance: model A's class and what the truth, model B, the latest
-trace and the auditors say; a row selects the edge everywhere."""
+"""Every edge of the selected instance (its bounded part beyond core.overlay.SHOWN_EDGE_LIMIT, with a line
+under the table saying how many are left out): model A's class and what the truth, model B, the latest
+trace and the auditors say; a row selects the edge everywhere. The counts on the class buttons count every edge."""
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, \
     QToolButton, QVBoxLayout, QWidget
 
@@ -13,6 +15,7 @@ from traceeval_gui.app_state import AppState
 from traceeval_gui.models.edge_table import CALLEE_COLUMN, CALLER_COLUMN, COLUMNS, EDGE_ROLE, KINDS, \
     EdgeFilterProxyModel, EdgeRow, EdgeSources, EdgeTableModel
 from traceeval_gui.models.instance_detail import ClassifiedEdge
+from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, EDGE_TINTS, MUTED_TEXT, \
     model_label
 
@@ -68,11 +71,13 @@ class EdgePanel(QWidget):
                                         else QHeaderView.ResizeMode.ResizeToContents)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        self.omitted = OmittedEdgesLabel()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.omitted)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
@@ -170,14 +175,16 @@ class EdgePanel(QWidget):
             return
         if self.proxy.rowCount():
             self.select_row(0)  # like a diff tool: start at the first difference (mistakes sort first)
-        others = sum(self.model.edge_at(row).kind == "" for row in range(self.model.rowCount()))
-        self._set_counts(detail.diff.counts, others)
+        counts = detail.diff.counts
+        others = len(detail.overlay.edges) - counts.tp - counts.fp - counts.fn  # every edge, listed or not
+        self._set_counts(counts, others)
         scores = detail.scores
         self.summary.setText(
             f"<b>{html.escape(model_label(model_row))}</b>&nbsp;&nbsp;"
             f"P {scores.precision:.1%} · R {scores.recall:.1%} · <b>F1 {scores.f1:.1%}</b>")
 
     def _fill(self, detail) -> None:
+        self.omitted.show_part(detail.overlay.shown() if detail is not None else None)
         if detail is None:
             self.model.set_rows([], EdgeSources())
             return
@@ -191,15 +198,24 @@ class EdgePanel(QWidget):
         self.model.set_rows(rows, sources, placed)
 
     def _rows(self, detail) -> list[EdgeRow]:
+        """The shown part's edges (all of them up to the bound)."""
         evidence = detail.overlay.trace_evidence
         return [EdgeRow(detail.classify(e.caller, e.callee), e, evidence.get(e.edge), detail.verdicts.get(e.edge))
-                for e in detail.overlay.edges]
+                for e in detail.overlay.shown().edges]
 
     def _set_counts(self, counts, others: int = 0) -> None:
         for kind, button in self.class_buttons.items():
             number = others if not kind else getattr(counts, kind.lower()) if counts is not None else 0
-            button.setText(f"{kind or 'Other'} {number}")
+            button.setText(f"{kind or 'Other'} {number:,}")
+            fit_checked_text(button)
             button.setEnabled(counts is not None)
+
+
+def fit_checked_text(button: QToolButton, padding: int = 26) -> None:
+    """Room for the button's text in bold (its checked style), so a long count ("FP 1,000,000") is never elided."""
+    font = QFont(button.font())
+    font.setBold(True)
+    button.setMinimumWidth(QFontMetrics(font).horizontalAdvance(button.text()) + padding)
 
 
 def toggle_style(kind: str) -> str:

@@ -1,9 +1,11 @@
 """The call graph of the selected instance: truth, every model and the trace in one fixed layout.
 
 The layout is computed once per instance from the union of all edge sources (core.graph_layout),
-so switching the view mode, model A / B or hiding classes never moves a node: those only rebuild
-the edge paths and node brushes. Edge classes differ by colour and line style (core.palette);
-the class chips in the toolbar are the legend and the toggles.
+or from its bounded part when there are more than core.overlay.SHOWN_EDGE_LIMIT edges (a line above the
+plot says how many are left out; the class counts still count them all), so switching the view mode,
+model A / B or hiding classes never moves a node: those only rebuild the edge paths and node brushes.
+Edge classes differ by colour and line style (core.palette); the class chips in the toolbar are the
+legend and the toggles.
 
 `GraphPanel` follows the app state: it classifies and filters the edges of the current view mode,
 owns the picture drawn (what the exports write) and hands the drawing to its parts:
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +31,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QTool
 from core.graph_export import MODE_TITLES, GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
 from core.graph_layout import GraphLayout, layered_layout
 from core.model import Edge, Node
-from core.overlay import InstanceOverlay, classify_edges
+from core.overlay import InstanceOverlay, ShownPart, classify_edges
 from core.palette import MODE_CLASSES
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import CORRECT_CLASSES, EdgeGeometry, filter_graph, short_name, short_names
@@ -38,6 +40,7 @@ from traceeval_gui.views.file_dialogs import save_file_name
 from traceeval_gui.views.graph_canvas import LABEL_LIMIT, GraphCanvasView
 from traceeval_gui.views.graph_toolbar import FileLegendView, GraphToolbar, node_fill
 from traceeval_gui.views.graph_tooltips import edge_tooltip, node_tooltip
+from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.style import MUTED_TEXT
 
 __all__ = ["LABEL_LIMIT", "GraphPanel"]  # LABEL_LIMIT: the tests check the label count against it
@@ -52,6 +55,7 @@ class _LoadedGraph:
     """One instance's overlay with its layout and what is derived from it that never changes."""
 
     overlay: InstanceOverlay
+    shown: ShownPart  # what is laid out and drawn: every edge up to the bound
     layout: GraphLayout
     groups: dict[str, str]  # node -> file ("" = not defined in the program source)
     places: dict[str, Node | None]
@@ -80,6 +84,7 @@ class GraphPanel(QWidget):
         self.banner.setContentsMargins(8, 3, 8, 3)
         self.banner.setStyleSheet("color: #8a5a00; background: #fff8e1;")
         self.banner.hide()
+        self.omitted = OmittedEdgesLabel()
         self.plot = GraphCanvasView()
         self.file_legend = FileLegendView()
         self.placeholder = QLabel()
@@ -99,6 +104,7 @@ class GraphPanel(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
         layout.addWidget(self.banner)
+        layout.addWidget(self.omitted)
         layout.addWidget(self.stack, 1)
 
         # the parts' widgets and items, under the names tests and scripts use
@@ -133,18 +139,21 @@ class GraphPanel(QWidget):
                      places: dict[str, Node | None] | None = None, title: str = "") -> None:
         """Show an overlay (the state's instance, or any other: benchmarks, tests, traces).
 
-        The layout is cached per instance and union of edges, so showing it again costs nothing.
+        The layout is cached per instance and union of edges, so showing it again costs nothing. Beyond
+        the bound only `overlay.shown()` is laid out and drawn.
         """
-        groups = {name: (groups or {}).get(name, "") for name in overlay.nodes}
-        layout, geometry = self._laid_out(overlay, groups)
+        shown = overlay.shown()
+        groups = {name: (groups or {}).get(name, "") for name in shown.nodes}
+        layout, geometry = self._laid_out(overlay.instance_key, shown, groups)
         title = title or overlay.instance_key
         colours = file_colours(GraphPicture(title, "truth", layout, groups, {}, overlay))
-        self._graph = _LoadedGraph(overlay, layout, groups, places or {}, title,
+        self._graph = _LoadedGraph(overlay, shown, layout, groups, places or {}, title,
                                    {file: colour for file, colour in colours.items() if file},
                                    {name: i for i, name in enumerate(layout.nodes)})
         self.plot.set_graph(layout, geometry, short_names(layout.nodes), self._node_fills())
         self._focus = self._selection_focus()
         self._mode = ""
+        self.omitted.show_part(shown)
         if layout.nodes:
             self.stack.setCurrentIndex(1)
         else:
@@ -160,6 +169,7 @@ class GraphPanel(QWidget):
         self.plot.clear()
         self.toolbar.clear()
         self.banner.hide()
+        self.omitted.show_part(None)
         self.file_legend.clear()
         self._show_placeholder(message)
 
@@ -342,21 +352,22 @@ class GraphPanel(QWidget):
             self.clear("Select a program to see its call graph." if self.state.workspace is not None
                        else "Open a dataset to see call graphs.")
             return
-        places = {name: detail.place(name) for name in detail.overlay.nodes}
+        places = {name: detail.place(name) for name in detail.overlay.shown().nodes}
         groups = {name: node.file if node is not None else "" for name, node in places.items()}
         view_range = self.view.viewRect()
         self.show_overlay(detail.overlay, groups, places, detail.instance.key)
         if keep_range:
             self.view.setRange(view_range, padding=0.0)
 
-    def _laid_out(self, overlay: InstanceOverlay, groups: dict[str, str]) -> tuple[GraphLayout, EdgeGeometry]:
-        """The layout of the overlay's nodes and edges (all sources) and the edges' geometry, cached."""
-        edges = tuple(e.edge for e in overlay.edges)
-        key = (overlay.instance_key, overlay.nodes, edges)
+    def _laid_out(self, instance_key: str, shown: ShownPart,
+                  groups: dict[str, str]) -> tuple[GraphLayout, EdgeGeometry]:
+        """The layout of the shown nodes and edges (all sources) and the edges' geometry, cached."""
+        edges = tuple(e.edge for e in shown.edges)
+        key = (instance_key, shown.nodes, edges)
         if key in self._layouts:
             self._layouts.move_to_end(key)
         else:
-            layout = layered_layout(overlay.nodes, edges, groups)
+            layout = layered_layout(shown.nodes, edges, groups)
             self._layouts[key] = (layout, EdgeGeometry.build(layout, edges))
             while len(self._layouts) > LAYOUT_CACHE:
                 self._layouts.popitem(last=False)
@@ -394,15 +405,16 @@ class GraphPanel(QWidget):
             return
         self._classified_for = (self.state.view_mode, self.state.model, self.state.compare_model)
         mode, why = self._effective_mode()
-        self._classes = classify_edges(self._graph.overlay, mode, self.state.model, self.state.compare_model)
+        overlay, a, b = self._graph.overlay, self.state.model, self.state.compare_model
+        self._classes = classify_edges(overlay, mode, a, b, self._graph.shown.edges)
         if mode != self._mode:
             self._mode = mode
             self.toolbar.set_classes(MODE_CLASSES[mode], self.state.hidden_classes)
         self.banner.setText(why)
         self.banner.setVisible(bool(why))
-        a, b = self.state.model or "none", self.state.compare_model or "none"
-        self.models_label.setText({"model": f"A: {a}", "compare": f"A: {a} · B: {b}"}.get(self.state.view_mode, ""))
-        self.toolbar.show_counts(Counter(self._classes.values()))
+        names = {"model": f"A: {a or 'none'}", "compare": f"A: {a or 'none'} · B: {b or 'none'}"}
+        self.models_label.setText(names.get(self.state.view_mode, ""))
+        self.toolbar.show_counts(overlay.class_counts(mode, a, b))  # every edge, drawn or not
         self._apply_filters()
 
     def _apply_filters(self) -> None:
@@ -452,9 +464,11 @@ class GraphPanel(QWidget):
         graph = self._graph
         a, b = self.state.model, self.state.compare_model
         title = f"{graph.title}: " + MODE_TITLES[self._mode].format(a=a or "model A", b=b or "model B")
+        if graph.shown.omitted_edges:
+            title = f"{title} ({graph.shown.summary()})"  # as core.graph_export.picture_for says it
         hidden = frozenset(self.state.hidden_classes) | (CORRECT_CLASSES if self.toolbar.errors_only else frozenset())
         self.picture = GraphPicture(title, self._mode, graph.layout, graph.groups, dict(self._drawn), graph.overlay,
-                                    a, b, hidden & set(MODE_CLASSES[self._mode]))
+                                    a, b, hidden & set(MODE_CLASSES[self._mode]), graph.shown.omitted_edges)
 
     def _node_tooltip(self, name: str) -> str:
         graph = self._graph
