@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
 from core.response_limits import RESPONSE_BYTES_CAP
-from resources import DEMO_DATASET
-from tests.llm_server import demo_truth_answers, ok, request_prompt_hash
+from tests.llm_server import ok, request_prompt_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 PEAK_RSS_LIMIT_MB = 400  # the CLI itself takes ~100 MB; a flood read into memory takes gigabytes
@@ -149,19 +147,6 @@ def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str
     print(f"predict: exit {child.returncode}, {wall:.1f} s, peak RSS {peak_mb:.0f} MB")
     return child.returncode, err_path.read_text(), wall, peak_mb
 
-
-@pytest.fixture
-def demo(tmp_path):
-    """The demo workspace, the right answer per prompt hash, and one program's prompt hash and key."""
-    path = tmp_path / "demo.sqlite"
-    answers = demo_truth_answers(path)
-    ws, _ = open_dataset(DEMO_DATASET, path)
-    with ws:
-        rows = ws.instance_rows()
-        from core.prompts import build_prompt
-        victim = rows[0].key
-        victim_hash = build_prompt(ws.instance(victim)).hash
-    return path, answers, victim, victim_hash, len(rows)
 
 
 def _failure_recorded(path: Path, key: str) -> str:

@@ -7,28 +7,16 @@ import pytest
 
 from core.answers import REPLACEMENT_CHARACTER, parse_answer
 from core.indexing import open_dataset
-from core.prompts import build_prompt
 from core.workspace import Workspace
 from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.llm_server import FakeChatServer, demo_truth_answers, ok, raw, request_prompt_hash
+from tests.llm_server import FakeChatServer, ok, raw, request_prompt_hash
 
 LONE_SURROGATE_ANSWER = (b'{"choices": [{"index": 0, "message": {"role": "assistant", '
                          b'"content": "1. main.\\ud800run, helper\\udfff\\n2. none"}, '
                          b'"finish_reason": "st\\ud800op"}]}')
 HUGE_NUMBER = "9" * 5000
 
-
-@pytest.fixture
-def demo(tmp_path):
-    path = tmp_path / "demo.sqlite"
-    answers = demo_truth_answers(path)
-    ws, _ = open_dataset(DEMO_DATASET, path)
-    with ws:
-        rows = ws.instance_rows()
-        victim = rows[0].key
-        victim_hash = build_prompt(ws.instance(victim)).hash
-    return path, answers, victim, victim_hash, len(rows)
 
 
 def responder(answers, victim_hash, hostile):

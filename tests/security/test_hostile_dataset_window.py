@@ -15,20 +15,6 @@ from tests.builders import released_dataset  # noqa: E402
 OPEN_TIMEOUT_MS = 20_000
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
-
-    state = AppState()
-    window = MainWindow(state, settings=None, interactive=False)
-    qtbot.addWidget(window)
-    window.show()
-    yield window, state
-    window.close()
-    state.jobs.wait()
-    state.close()
-
 
 def test_fifos_in_a_dataset_leave_the_window_responsive_and_are_shown(window, qtbot, tmp_path):
     window, state = window

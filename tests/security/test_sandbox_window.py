@@ -20,21 +20,6 @@ PEEK = ("import os\n\n\ndef peek():\n    for name in ('environ', 'home'):\n     
         "            print(name, error.strerror)\n\n\npeek()\n")
 
 
-@pytest.fixture
-def window(qtbot):
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
-
-    state = AppState()
-    window = MainWindow(state, settings=None, interactive=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    yield window, state
-    window.close()
-    state.jobs.wait()
-    state.close()
-
 
 def test_f5_traces_a_program_whose_links_reach_out_and_the_tab_says_what_was_refused(window, qtbot, tmp_path,
                                                                                       monkeypatch):
