@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from core.metrics import Counts, EdgeDiff, count_edges, diff_edges, instance_scores
+from core.metrics import Counts, EdgeDiff, count_edges, instance_scores
 from core.model import Edge, Instance, Prediction
 from core.answers import scored_graph
 from core.normalise import MODES, normalise_edges, normalise_name
@@ -110,11 +110,11 @@ class InstanceOverlay:
         """The model's TP / FP / FN (the same numbers as scoring); None without a prediction."""
         if model not in self.models:
             return None
-        return diff_edges(self.truth_edges(), self.model_edges(model))
+        return _sorted_diff(self.edges, lambda edge: model in edge.models)
 
     def trace_diff(self) -> EdgeDiff | None:
         """The latest trace against the stored ground truth, as TP (agree) / FP (trace only) / FN."""
-        return diff_edges(self.truth_edges(), self.trace_edges()) if self.trace is not None else None
+        return _sorted_diff(self.edges, lambda edge: edge.traced) if self.trace is not None else None
 
     def shown(self, limit: int = SHOWN_EDGE_LIMIT) -> "ShownPart":
         """The part a view draws or lists: every edge while there are at most `limit`, else the truth's and the
@@ -137,7 +137,8 @@ class InstanceOverlay:
             object.__setattr__(self, "_class_counts", cache)
         key = (mode, model_a, model_b)
         if key not in cache:
-            cache[key] = dict(Counter(classify_edges(self, mode, model_a, model_b).values()))
+            cache[key] = dict(Counter(category for _, category in _edge_classes(self, mode, model_a, model_b,
+                                                                              self.edges)))
         return cache[key]
 
     def compare(self, model_a: str, model_b: str) -> dict[str, tuple[OverlayEdge, ...]]:
@@ -166,6 +167,18 @@ class ShownPart:
             return ""
         return (f"… and {self.omitted_edges:,} more edge{'s' if self.omitted_edges > 1 else ''} "
                 f"({self.omitted_nodes:,} more names) not shown; scores count them all")
+
+
+def _sorted_diff(edges: Sequence[OverlayEdge], predicted: Callable[[OverlayEdge], bool]) -> EdgeDiff:
+    """`diff_edges` of the truth and the edges `predicted` says yes to, in one pass over edges that are
+    already sorted (so each class comes out sorted without sorting 10^6 edges again)."""
+    tp, fp, fn = [], [], []
+    for edge in edges:
+        if predicted(edge):
+            (tp if edge.truth else fp).append(edge.edge)
+        elif edge.truth:
+            fn.append(edge.edge)
+    return EdgeDiff(tuple(tp), tuple(fp), tuple(fn))
 
 
 def _shown_part(overlay: InstanceOverlay, limit: int) -> ShownPart:
@@ -205,18 +218,14 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     union = set(truth) | traced
     for edges in predicted.values():
         union |= edges
-    model_sets: dict[tuple[bool, ...], frozenset[str]] = {}  # one frozenset per combination, not per edge
-
-    def models_of(edge: Edge) -> frozenset[str]:
-        member = tuple(edge in e for e in predicted.values())
-        found = model_sets.get(member)
-        if found is None:
-            found = model_sets[member] = frozenset(m for m, yes in zip(predicted, member) if yes)
-        return found
-
-    edges = tuple(OverlayEdge(caller, callee, (caller, callee) in truth, models_of((caller, callee)),
-                              (caller, callee) in traced)
-                  for caller, callee in sorted(union))
+    member: dict[Edge, int] = {}  # edge -> bit i set when the i-th model predicts it
+    for bit, model_edges in enumerate(predicted.values()):
+        for edge in model_edges:
+            member[edge] = member.get(edge, 0) | 1 << bit
+    model_sets = {bits: frozenset(m for i, m in enumerate(predicted) if bits >> i & 1)  # one per combination
+                  for bits in set(member.values()) | {0}}
+    edges = tuple(OverlayEdge(edge[0], edge[1], edge in truth, model_sets[member.get(edge, 0)], edge in traced)
+                  for edge in sorted(union))
     names: dict[str, None] = {}
     for key in keys:
         normalised = normalise_name(key, language, modes, rules)
@@ -278,23 +287,20 @@ def classify_edges(overlay: InstanceOverlay, mode: str, model_a: str | None = No
     """
     if mode not in VIEW_MODES:
         raise ValueError(f"unknown view mode {mode!r} (choose from {', '.join(VIEW_MODES)})")
-    edges = overlay.edges if edges is None else tuple(edges)
-    out: dict[Edge, str] = {}
+    return {edge.edge: category for edge, category in
+            _edge_classes(overlay, mode, model_a, model_b, overlay.edges if edges is None else edges)}
+
+
+def _edge_classes(overlay: InstanceOverlay, mode: str, model_a: str | None, model_b: str | None,
+                  edges: Iterable[OverlayEdge]) -> Iterator[tuple[OverlayEdge, str]]:
+    """(edge, class) for each edge a view mode draws (see `classify_edges`)."""
+    edges = edges if isinstance(edges, Sequence) else tuple(edges)
     if mode == "compare" and model_a in overlay.models and model_b in overlay.models:
-        for edge in edges:
-            category = edge.compare(model_a, model_b)
-            if category is not None:
-                out[edge.edge] = category
+        classes = (edge.compare(model_a, model_b) for edge in edges)
     elif mode == "model" and model_a in overlay.models:
-        for edge in edges:
-            kind = edge.kind(model_a)
-            if kind is not None:
-                out[edge.edge] = kind
+        classes = (edge.kind(model_a) for edge in edges)
     elif mode == "trace" and overlay.trace is not None:
-        for edge in edges:
-            category = edge.trace_class()
-            if category is not None:
-                out[edge.edge] = category
+        classes = (edge.trace_class() for edge in edges)
     else:
-        out = {e.edge: TRUTH for e in edges if e.truth}
-    return out
+        classes = (TRUTH if edge.truth else None for edge in edges)
+    return ((edge, category) for edge, category in zip(edges, classes) if category is not None)

@@ -9,11 +9,12 @@ from core.model import Prediction
 from core.prompts import build_prompt
 from traceeval_gui.jobs import OpenDatasetJob
 from traceeval_gui.views import answer_panel as answer_panel_module
-from traceeval_gui.views.answer_panel import ANSWER_VIEW, NO_DATASET, NO_MODEL, NO_PROGRAM, PROMPT_VIEW, \
-    AnswerPanel, no_answer_text
+from traceeval_gui.views.answer_panel import ANSWER_VIEW, NO_DATASET, NO_MODEL, NO_PROGRAM, PROBLEMS_LISTED, \
+    PROMPT_VIEW, AnswerPanel, no_answer_text
 from traceeval_gui.views.answer_prompt import NO_HASH, OTHER_PROMPT, SAME_PROMPT
 from traceeval_gui.views.answer_questions import NO_ANSWER_LINE, QUESTION_ROLE
-from traceeval_gui.views.answer_text import DIM_TEXT, FOCUS_TINT, WARNING_TINT, line_tooltip, margin_text
+from traceeval_gui.views.answer_text import DIM_TEXT, FOCUS_TINT, SHOWN_CHARS, SHOWN_LINES, WARNING_TINT, \
+    line_tooltip, margin_text
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from resources import DEMO_DATASET
 
@@ -242,3 +243,19 @@ def test_the_answer_tab_is_in_the_window_and_renders(window, state, qtbot):
     prose = [line for line in panel.lines if line.problems]
     assert len(prose) == 1 and prose[0].number == 8  # the echoed question
     assert panel.question_model.index(7, 2).data().startswith("What are the function calls")
+
+
+def test_a_response_of_a_million_lines_is_shown_in_part_with_every_problem_counted(demo, panel):
+    lines = 10 ** 6  # one answer, then a line answering no question each: a problem per line
+    text = "1. main.main\n" + "\n".join(f"{n}. main.nothing" for n in range(100, 100 + lines - 1))
+    stored = _store(demo, CALCPAD, CRAFTED, text)
+    _show(demo, CALCPAD, CRAFTED)
+    assert len(panel.lines) == panel.text_view.document().blockCount() <= SHOWN_LINES
+    assert len(panel.text_view.toPlainText()) <= SHOWN_CHARS
+    assert panel.lines[0].kind == ANSWER and panel.lines[1].kind == OUT_OF_RANGE
+    note = panel.response_note
+    assert note.isVisible() and f"the last {lines - len(panel.lines):,} lines left out" in note.text()
+    assert len(stored.parse_problems) >= lines - 1  # the stored problems (the whole response's) all count
+    assert f"{len(panel.problems):,} parse problems" in panel.header_label.text()
+    assert f"… and {len(panel.problems) - PROBLEMS_LISTED:,} more" in panel.problems_label.toolTip()
+    assert panel.problems_label.toolTip().count("⚠") == PROBLEMS_LISTED

@@ -1,7 +1,7 @@
 """An absurd model answer in the window (issue #18, item 4): one answer naming 10^6 callees, imported with the real
 `traceeval import-results`, opened in the real main window and selected as a user would. The graph, the edge
-table and the compare list hold a bounded part and say how much they leave out; every score the window shows
-counts all 10^6 edges, the same numbers as `traceeval score`."""
+table, the compare list, the source view's marks and the answer's text hold a bounded part and say how much
+they leave out; every score the window shows counts all 10^6 edges, the same numbers as `traceeval score`."""
 import json
 import time
 
@@ -14,6 +14,7 @@ from core.overlay import SHOWN_EDGE_LIMIT  # noqa: E402
 from resources import DEMO_DATASET  # noqa: E402
 from tests.cli_run import run  # noqa: E402
 from tests.llm_server import answer_text  # noqa: E402
+from traceeval_gui.views.answer_text import SHOWN_CHARS, SHOWN_LINE_CHARS  # noqa: E402
 
 OPEN_TIMEOUT_MS = 120_000
 SCORE_TIMEOUT_MS = 120_000
@@ -126,8 +127,41 @@ def test_a_million_callees_are_shown_in_part_and_scored_in_full(window, huge_wor
     assert (program.scores.precision, program.scores.recall, program.scores.f1) == pytest.approx(
         (scored["precision"], scored["recall"], scored["f1"]), rel=1e-12)
 
+    # the source view marks the shown part (the caller's definition line counts what is marked) and says the rest
+    source = window.source_view
+    assert source.notice.isVisible() and summary_of(state) in source.notice.text()
+    marked = sum(count for view in map(source.file_view, state.detail().sources) if view is not None
+                 for mark in view.marks.values() for _, count in mark.counts)
+    assert 0 < marked <= SHOWN_EDGE_LIMIT
+
+    # the answer shows the response in part, with a line saying what is left out; its problems are bounded too
+    answer = window.answer_panel
+    window.show_tab("answer")
+    raw = state.detail().prediction.raw_response
+    shown = answer.text_view.toPlainText()
+    assert len(shown) <= SHOWN_CHARS and len(answer.text_view.lines[0].text) <= SHOWN_LINE_CHARS < len(raw)
+    first = shown.split("\n")[0]
+    assert raw.startswith(first + ",")  # the first line is cut after a whole callee, not mid-name
+    note = answer.response_note
+    assert note.isVisible() and f"({len(raw):,} characters)" in note.text() and "1 line cut short" in note.text()
+    assert f"{len(raw) - len(shown):,} more characters not shown; scores read all of it" in note.text()
+    assert len(answer.problems_label.toolTip()) < 20_000
+    assert answer.question_model.rowCount() == keys
+
+    # switching the view mode does not redraw the answer (nothing of it depends on the mode)
+    answer.text_view.focus_line(2)
+    for mode in ("truth", "model"):
+        _choose(graph.mode_combo, mode)
+    assert answer.text_view.focused_line == 2
+
     # what a user sees (look at these): the summary lines are on screen, the counts are not elided
     for tab, chips in (("edges", edges.class_buttons), ("compare", compare.class_buttons)):
         window.show_tab(tab)
         qtbot.waitUntil(lambda: _chips_readable(chips))  # once the tab is laid out
         assert window.grab().save(str(tmp_path / f"huge_answer_{tab}.png"))
+    window.show_tab("answer")
+    assert window.grab().save(str(tmp_path / "huge_answer_answer.png"))
+
+
+def summary_of(state) -> str:
+    return state.detail().overlay.shown().summary()

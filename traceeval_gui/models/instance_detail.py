@@ -1,17 +1,20 @@
 """What the views show about one instance under one model: sources, symbols and the edge diff.
 
 Built in the GUI thread on selection: reading a program's files and parsing them with
-tree-sitter takes milliseconds for benchmark-sized programs.
+tree-sitter takes milliseconds for benchmark-sized programs. An absurd answer (10^6 callees) is still
+scored in full (`diff`), but what is looked at edge by edge (`shown_edges`, call sites) is the overlay's
+bounded shown part.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from core.metrics import EdgeDiff, Scores, instance_scores
 from core.model import Edge, Instance, Node, Prediction
 from core.normalise import MODES
-from core.overlay import InstanceOverlay, build_overlay
+from core.overlay import InstanceOverlay, ShownPart, build_overlay
 from core.palette import WORST_FIRST
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
 from core.verdicts import Verdict
@@ -63,14 +66,46 @@ class InstanceDetail:
         kind = edge.kind(self.model) if edge is not None and self.model in self.overlay.models else None
         return ClassifiedEdge(kind or "", caller, callee)
 
+    @property
+    def shown(self) -> ShownPart:
+        """The bounded part of the overlay the views look at edge by edge, and how much it leaves out."""
+        return self.overlay.shown()
+
+    @property
+    def shown_edges(self) -> tuple[ClassifiedEdge, ...]:
+        """The current model's edges among the shown part, in the order of `edges` (all of them while the
+        overlay has at most `SHOWN_EDGE_LIMIT` edges)."""
+        cache = self.__dict__.get("_shown_edges")
+        if cache is None or cache[0] is not self.diff:
+            by_kind: dict[str, list[ClassifiedEdge]] = {kind: [] for kind in EDGE_CLASSES}
+            if self.diff is not None and self.model in self.overlay.models:
+                for edge in self.shown.edges:
+                    kind = edge.kind(self.model)
+                    if kind is not None:
+                        by_kind[kind].append(ClassifiedEdge(kind, edge.caller, edge.callee))
+            shown = tuple(edge for kind in EDGE_CLASSES for edge in by_kind[kind])
+            cache = self.__dict__["_shown_edges"] = (self.diff, shown)
+        return cache[1]
+
     def classify_node(self, name: str) -> str:
-        """The worst class among the current model's edges from `name` ("" when it has none)."""
-        kinds = {edge.kind for edge in self.edges if edge.caller == name}
+        """The worst class among the current model's edges from `name` ("" when it has none): a look at that
+        caller's edges only (the overlay's edges are sorted by caller)."""
+        if self.diff is None or self.model not in self.overlay.models:
+            return ""
+        edges = self.overlay.edges
+        kinds = set()
+        for index in range(bisect_left(edges, name, key=lambda edge: edge.caller), len(edges)):
+            if edges[index].caller != name:
+                break
+            kinds.add(edges[index].kind(self.model))
+            if "FN" in kinds:  # the worst: nothing to look for further
+                break
         return next((kind for kind in WORST_FIRST["model"] if kind in kinds), "")
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
+        """The shown edges (`shown_edges`) by caller."""
         by_caller: dict[str, list[ClassifiedEdge]] = {}
-        for edge in self.edges:
+        for edge in self.shown_edges:
             by_caller.setdefault(edge.caller, []).append(edge)
         return by_caller
 

@@ -10,9 +10,12 @@ one, this project's, labelled so) with its hash, size and a Copy button; the hea
 wording the stored answer's prompt had. The prompt is built from the sources the app already read
 for the selected program, and only when the prompt view is shown or the stored hash has to be checked.
 
-The panel follows the app state: the program, model A, a newly opened dataset, and
-`overlays_changed` (e.g. a prediction stored while a model run is in progress): it re-reads the
-program's prediction and redraws only when it changed.
+The panel follows the app state: the program, model A, a newly opened dataset and newly stored
+predictions; it takes the program's prediction from the state's detail (read once per selection) and
+redraws only when it changed. The graph's view mode and hidden classes do not change an answer, so
+switching them costs the panel nothing. An absurd response is shown in part (`shown_response`), with a
+line saying what is left out; its problems are then the stored ones (from the whole response) and
+those of the lines shown, listed up to `PROBLEMS_LISTED`.
 """
 from __future__ import annotations
 
@@ -30,13 +33,15 @@ from core.prompts import Prompt, build_prompt
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status
 from traceeval_gui.views.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
-from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView
-from traceeval_gui.views.form_parts import titled_pane
+from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView, ShownResponse, shown_response
+from traceeval_gui.views.form_parts import layout_widget, titled_pane
+from traceeval_gui.views.omitted_edges import NOTE_STYLE
 from traceeval_gui.views.style import MUTED_TEXT, model_label
 from traceeval_gui.views.trace_text import GREEN, count
 
 ANSWER_VIEW, PROMPT_VIEW = "answer", "prompt"
 PROBLEMS_SHOWN = 3
+PROBLEMS_LISTED = 40  # in the problems' tooltip
 NO_DATASET = "Open a dataset to see the models' answers and prompts."
 NO_PROGRAM = "Select a program to see model A's answer for it and the prompt it was given."
 NO_MODEL = ("No model results in this workspace: import some (File ▸ Import Results) to see answers. "
@@ -68,7 +73,8 @@ class AnswerPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.prediction: Prediction | None = None  # model A's answer for the program shown
-        self.lines: list[AnswerLine] = []
+        self.lines: list[AnswerLine] = []  # of the shown part of the response
+        self.shown_response: ShownResponse | None = None
         self.problems: list[str] = []  # the prediction's parse problems (stored, then any new on re-parsing)
         self._shown: tuple | None = None  # (workspace, key, model, prediction) last drawn
         self._prompt: tuple[str, Prompt | None, str] | None = None  # (instance key, prompt, why not)
@@ -84,7 +90,6 @@ class AnswerPanel(QWidget):
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
-        state.overlays_changed.connect(self._on_state_overlays_changed)
         state.predictions_changed.connect(self._on_state_predictions_changed)
         state.release_changed.connect(self._on_state_release_changed)
         self.refresh()
@@ -134,6 +139,11 @@ class AnswerPanel(QWidget):
         self.problems_label.setTextFormat(Qt.TextFormat.RichText)
         self.problems_label.setWordWrap(True)
         self.problems_label.setContentsMargins(8, 0, 4, 4)
+        self.response_note = QLabel()  # what a long response's view leaves out
+        self.response_note.setWordWrap(True)
+        self.response_note.setContentsMargins(8, 3, 8, 3)
+        self.response_note.setStyleSheet(NOTE_STYLE)
+        self.response_note.hide()
         self.text_view = AnswerTextView()
         self.text_view.line_clicked.connect(self._on_text_view_line_clicked)
         self.questions_label = QLabel()
@@ -145,7 +155,11 @@ class AnswerPanel(QWidget):
         self.question_table = QuestionTableView(self.question_model)
         self.question_table.selectionModel().currentRowChanged.connect(self._on_question_table_current_row_changed)
         self.answer_splitter = QSplitter(Qt.Orientation.Horizontal)
-        for label, view in ((self.problems_label, self.text_view), (self.questions_label, self.question_table)):
+        above_text = QVBoxLayout()
+        above_text.setSpacing(0)
+        above_text.addWidget(self.response_note)
+        above_text.addWidget(self.problems_label)
+        for label, view in ((layout_widget(above_text), self.text_view), (self.questions_label, self.question_table)):
             self.answer_splitter.addWidget(titled_pane(label, view))
         self.answer_splitter.setStretchFactor(0, 3)
         self.answer_splitter.setStretchFactor(1, 2)
@@ -206,8 +220,9 @@ class AnswerPanel(QWidget):
         """Show the state's program and model A (nothing is redrawn when neither changed, unless `force`)."""
         state = self.state
         ws, key, model = state.workspace, state.instance_key, state.model
-        prediction = ws.predictions(model, [key]).get(key) if ws is not None and key and model else None
-        shown = (id(ws), key, model, prediction)
+        detail = state.detail()
+        prediction = detail.prediction if detail is not None and model else None
+        shown = (id(ws), key, model, prediction)  # an unchanged prediction is the same object: compared at once
         if shown == self._shown and not force:
             return
         self._shown, self.prediction = shown, prediction
@@ -215,7 +230,7 @@ class AnswerPanel(QWidget):
             self._show_message(NO_DATASET)
         elif key is None:
             self._show_message(NO_PROGRAM)
-        elif state.detail() is None:
+        elif detail is None:
             self._show_message(f"{key} is not in this workspace.")
         else:
             self.pages.setCurrentIndex(1)
@@ -237,9 +252,6 @@ class AnswerPanel(QWidget):
         self.refresh(force=True)
 
     def _on_state_model_selected(self, _model: str) -> None:
-        self.refresh()
-
-    def _on_state_overlays_changed(self) -> None:
         self.refresh()
 
     def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
@@ -273,7 +285,8 @@ class AnswerPanel(QWidget):
 
     # -- showing --------------------------------------------------------------------------
     def _show_message(self, text: str) -> None:
-        self.lines, self.problems = [], []
+        self.lines, self.problems, self.shown_response = [], [], None
+        self.response_note.hide()
         self.text_view.set_lines([])
         self.question_model.set_questions([])
         self.message.setText(text)
@@ -282,12 +295,18 @@ class AnswerPanel(QWidget):
     def _show_answer(self, model: str | None, prediction: Prediction | None) -> None:
         keys = self.state.detail().instance.ground_truth.keys
         raw = prediction.raw_response if prediction is not None else None
-        self.lines = answer_lines(raw, keys)
+        shown = self.shown_response = shown_response(raw) if raw is not None else None
+        self.lines = answer_lines(shown.text, keys) if shown is not None else []
         questions = question_answers(self.lines, keys) if raw is not None else []
         self.question_model.set_questions(questions)
         self.text_view.set_lines(self.lines, "The response is empty.")
-        self.problems = [] if prediction is None else list(dict.fromkeys(
-            (*prediction.parse_problems, *(parse_answer(raw, keys).problems if raw is not None else ()))))
+        self.response_note.setText(shown.summary() if shown is not None else "")
+        self.response_note.setVisible(bool(self.response_note.text()))
+        if shown is not None and shown.omitted_chars:  # re-parsing the whole would take seconds
+            found = (problem for line in self.lines for problem in line.problems)
+        else:
+            found = parse_answer(raw, keys).problems if raw is not None else ()
+        self.problems = [] if prediction is None else list(dict.fromkeys((*prediction.parse_problems, *found)))
         if model is None:
             self.answer_message.setText(NO_MODEL)
         elif prediction is None:
@@ -309,9 +328,13 @@ class AnswerPanel(QWidget):
         problems = self.problems
         rows = [f"⚠ {html.escape(problem)}" for problem in problems[:PROBLEMS_SHOWN]]
         if len(problems) > PROBLEMS_SHOWN:
-            rows.append(f"… and {len(problems) - PROBLEMS_SHOWN} more (hover to see all)")
+            rows.append(f"… and {len(problems) - PROBLEMS_SHOWN:,} more (hover to see "
+                        f"{'all' if len(problems) <= PROBLEMS_LISTED else f'the first {PROBLEMS_LISTED}'})")
         self.problems_label.setText(f"<span style='color:{WARNING_TEXT}'>{'<br>'.join(rows)}</span>")
-        self.problems_label.setToolTip("<br>".join(f"⚠ {html.escape(problem)}" for problem in problems))
+        listed = [f"⚠ {html.escape(problem)}" for problem in problems[:PROBLEMS_LISTED]]
+        if len(problems) > PROBLEMS_LISTED:
+            listed.append(f"… and {len(problems) - PROBLEMS_LISTED:,} more")
+        self.problems_label.setToolTip("<br>".join(listed))
         self.problems_label.setVisible(bool(problems))
 
     def _show_header(self, model: str | None, prediction: Prediction | None) -> None:

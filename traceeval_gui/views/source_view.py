@@ -4,7 +4,8 @@ A caller's definition line is tinted by its worst class (missed edges, then hall
 then found ones) and its gutter shows a bar per class present; hovering lists the edges.
 Module-level code has no definition line, so its edges are marked on their candidate call
 sites instead. Selecting an edge moves to the caller's definition and highlights the lines
-where the call may happen.
+where the call may happen. Only the overlay's bounded shown part is marked (every edge of a program of
+benchmark size); beyond it the notice says how many edges are left out.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from traceeval_gui.views.source_file_view import LineMark, SourceFileView
 from traceeval_gui.views.style import EDGE_COLOURS, MUTED_TEXT
 
 TOOLTIP_EDGES = 14
+NOTICE_PROBLEMS = 3  # parse problems listed in the notice; the rest are counted
 
 
 class SourceView(QWidget):
@@ -223,7 +225,15 @@ class SourceView(QWidget):
     def _show_notice(self, detail: InstanceDetail, extra: str = "") -> None:
         lines = []
         if detail.prediction is not None:
-            lines += [f"{detail.model}: {problem}" for problem in detail.prediction.parse_problems]
+            problems = detail.prediction.parse_problems
+            lines += [f"{detail.model}: {problem}" for problem in problems[:NOTICE_PROBLEMS]]
+            if len(problems) > NOTICE_PROBLEMS:
+                lines.append(f"{detail.model}: … and {len(problems) - NOTICE_PROBLEMS:,} more parse problems "
+                             "(see the Answer tab)")
+        if detail.shown.omitted_edges:
+            shown = detail.shown
+            lines.append(f"marks show {len(shown.edges):,} of {len(shown.edges) + shown.omitted_edges:,} edges, the "
+                         f"truth's and the trace's first {shown.summary()}")
         unplaced = [caller for caller in detail.edges_by_caller() if detail.place(caller) is None]
         if unplaced:
             shown = ", ".join(unplaced[:3]) + (f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else "")
