@@ -46,21 +46,6 @@ def huge_workspace(tmp_path, capsys):
     return path, scored, len(instance.ground_truth.keys)
 
 
-@pytest.fixture
-def window(qtbot):
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
-
-    state = AppState()
-    window = MainWindow(state, settings=None, interactive=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    yield window, state
-    window.close()
-    state.jobs.wait()
-    state.close()
-
 
 def _choose(combo, data) -> None:
     combo.setCurrentIndex(combo.findData(data))
