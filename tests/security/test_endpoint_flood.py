@@ -127,6 +127,30 @@ class FloodServer:
         return Handler
 
 
+class _PeakMemory:
+    """The child's own peak RSS (VmHWM), sampled while it runs. Not ru_maxrss: that counts the pages of the
+    forking process too (a child forked from a large pytest starts with pytest's resident set)."""
+
+    def __init__(self, pid: int):
+        self.kib = 0
+        self._status = Path(f"/proc/{pid}/status")
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.02):
+            try:
+                line = next(line for line in self._status.read_text().splitlines() if line.startswith("VmHWM:"))
+                self.kib = max(self.kib, int(line.split()[1]))
+            except (OSError, StopIteration, ValueError):
+                continue
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str, float, float]:
     """`traceeval predict` in a child process: exit status, stderr, wall seconds and the child's peak RSS (MB)."""
     err_path = workspace.with_suffix(".err")
@@ -137,13 +161,15 @@ def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str
         child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
         killer = threading.Timer(HARD_LIMIT_S, os.kill, (child.pid, signal.SIGKILL))
         killer.start()
+        peak = _PeakMemory(child.pid)
         try:
-            _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage, not every child's maximum
+            child.wait()
         finally:
             killer.cancel()
-        child.returncode = os.waitstatus_to_exitcode(status)
+            peak.stop()
     wall = time.monotonic() - started
-    peak_mb = usage.ru_maxrss / 1024  # KiB on Linux
+    assert peak.kib, "the child's memory was never sampled"
+    peak_mb = peak.kib / 1024
     print(f"predict: exit {child.returncode}, {wall:.1f} s, peak RSS {peak_mb:.0f} MB")
     return child.returncode, err_path.read_text(), wall, peak_mb
 
