@@ -117,7 +117,7 @@ class _HostIds:
         self._thread.join()
 
     def _watch(self) -> None:
-        while not self._done.wait(0.05):
+        while not self._done.wait(0.02):
             for entry in os.scandir("/proc"):
                 try:
                     if entry.name.isdigit() and self._marker in Path(entry.path, "cmdline").read_bytes():
