@@ -13,8 +13,23 @@ from core.traces import TraceRun
 from tracers import trace_instance
 from tracers.base import TraceOptions
 from tracers.sandbox import Limits, bwrap_problem
+from tracers.sandbox_cgroups import RunCgroups
 
 needs_sandbox = pytest.mark.skipif(bool(bwrap_problem()), reason=f"no sandbox here: {bwrap_problem()}")
+
+
+def cgroups_here() -> set[str]:
+    """The run cgroups this user can make here ("pids", "memory"): root can; `nobody` on cgroup v1 cannot."""
+    groups = RunCgroups.create(8, 64)
+    try:
+        return {name for name in ("pids", "memory") if groups.has(name)}
+    finally:
+        groups.remove()
+
+
+needs_memory_cgroup = pytest.mark.skipif("memory" not in cgroups_here(),
+                                         reason="no memory cgroup for this user (doctor says so; runs need "
+                                                "TRACEEVAL_SANDBOX_ALLOW=memory)")
 ENTRY = {"python": "main.py", "javascript": "main.js", "java": "Main.java"}
 
 
