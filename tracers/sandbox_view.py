@@ -23,6 +23,7 @@ import signal
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 SOURCE = "/traceeval-source"  # where the program copy is shown, read-only, to the copying step
@@ -46,6 +47,7 @@ class Identity:
         return self.uid != os.getuid()
 
 
+@cache
 def sandbox_identity() -> Identity:
     if os.getuid() != 0:
         return Identity(os.getuid(), os.getgid())
@@ -70,10 +72,15 @@ def install_root(executable: str | Path) -> list[Path]:
 
 
 def _is_home(folder: Path) -> bool:
+    return folder in _home_folders()
+
+
+@cache
+def _home_folders() -> frozenset[Path]:
     try:
-        return any(Path(entry.pw_dir) == folder for entry in pwd.getpwall())
+        return frozenset(Path(entry.pw_dir) for entry in pwd.getpwall())
     except OSError:
-        return False
+        return frozenset()
 
 
 @dataclass(frozen=True)
@@ -101,10 +108,13 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
     staged = []
     for folder in _outermost(read_only):
         source = str(folder)
-        if identity.switches and not _reachable_by_others(folder):
+        if identity.switches and not reachable_by_others(folder):
             stage = stage_folder / str(len(staged))
             stage_folder.mkdir(exist_ok=True)
-            stage.mkdir() if folder.is_dir() else stage.touch()
+            if folder.is_dir():
+                stage.mkdir()
+            else:
+                stage.touch()
             staged.append((source, str(stage)))
             source = str(stage)
         options += ["--ro-bind", source, str(folder)]
@@ -116,12 +126,13 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
     return View(options, launcher, staged)
 
 
-def _etc_entries() -> list[Path]:
+@cache
+def _etc_entries() -> tuple[Path, ...]:
     etc = Path("/etc")
     found = [etc / name for name in ETC_ENTRIES if (etc / name).exists()]
     for pattern in ETC_PATTERNS:
         found += sorted(etc.glob(pattern))
-    return found
+    return tuple(found)
 
 
 def _outermost(folders: Sequence[Path]) -> list[Path]:
@@ -132,7 +143,7 @@ def _outermost(folders: Sequence[Path]) -> list[Path]:
     return [p for p in paths if not any(p != other and p.is_relative_to(other) for other in paths)]
 
 
-def _reachable_by_others(path: Path) -> bool:
+def reachable_by_others(path: Path) -> bool:
     """Whether a user who owns nothing can read `path` (every folder above it searchable)."""
     try:
         for folder in [*reversed(path.parents), path]:

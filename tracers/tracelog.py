@@ -17,8 +17,6 @@ A truncated last line (the process was killed mid-write) is ignored.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from core import traces
 from core.model import Node
+from core.safe_files import read_bytes, why_unreadable
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame
 from tracers.sandbox import Limits, SandboxResult
 
@@ -51,22 +50,17 @@ LOG_LINES = 2_000_000  # distinct call sites a run can report; past it the rest 
 
 
 def read_log(path: Path, limits: Limits) -> RawTrace:
-    """The records of a trace log, read as a regular file only and at most `limits.file_mb` MiB
-    and LOG_LINES lines (the program could write junk to it; it cannot replace it)."""
+    """The records of a trace log, read by the bounded reader (a regular file of at most `limits.file_mb`
+    MiB, the most the program could write under its file-size limit) and at most LOG_LINES lines: the
+    program could write junk to it, it cannot replace it."""
     raw = RawTrace()
-    cap = limits.file_mb * 1024 * 1024
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = read_bytes(path, limits.file_mb * 1024 * 1024)
     except FileNotFoundError:
         return raw
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raw.warnings.append("the trace log is not a regular file: ignored")
-            return raw
-        data = handle.read(cap + 1)
-    if len(data) > cap:
-        raw.warnings.append(f"the trace log is over {limits.file_mb} MiB: the rest is ignored")
-        data = data[:cap]
+    except OSError as error:
+        raw.warnings.append(f"the trace log was not read: {why_unreadable(error)}")
+        return raw
     lines = data.decode("utf-8", errors="replace").splitlines()
     if len(lines) > LOG_LINES:
         raw.warnings.append(f"the trace log has over {LOG_LINES:,} lines: the rest is ignored")

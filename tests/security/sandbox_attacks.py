@@ -68,6 +68,19 @@ class HostCanary:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def processes_running(marker: str) -> bool:
+    """Whether a process (not pytest) whose command line holds `marker` is running."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline and b"pytest" not in cmdline:
+                return True
+    return False
+
+
 def world_readable_folder() -> Path:
     """A fresh folder an unprivileged user can read (pytest's tmp_path is 0700 root)."""
     folder = Path(tempfile.mkdtemp(prefix="traceeval-security-"))

@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from core import traces
-from tests.security.sandbox_attacks import (HostCanary, cgroups_here, java_main, needs_memory_cgroup, needs_sandbox,
-                                            program, trace)
+from tests.security.sandbox_attacks import (
+    HostCanary,
+    cgroups_here,
+    java_main,
+    needs_memory_cgroup,
+    needs_sandbox,
+    program,
+    trace,
+)
 
 pytestmark = needs_sandbox
 MARK = Path("/usr/local") / f"traceeval-escape-{os.getpid()}"  # on the host, outside /tmp

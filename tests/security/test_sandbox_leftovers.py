@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.security.sandbox_attacks import cgroups_here, needs_sandbox, program
+from tests.security.sandbox_attacks import cgroups_here, needs_sandbox, processes_running, program
 from tracers.run_folder import PREFIX
 from tracers.sandbox_cgroups import PREFIX as CGROUP_PREFIX
 
@@ -21,23 +21,13 @@ def _leftovers(pid: int) -> tuple[list[Path], list[Path]]:
     return folders, groups
 
 
-def _running(marker: str) -> bool:
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
-
-
 def test_a_killed_run_leaves_nothing_after_the_next_start(tmp_path):
     folder = program(tmp_path / "sleeper_0001", "python", "import time\nprint('started', flush=True)\ntime.sleep(60)\n")
     app = subprocess.Popen([*CLI, "trace", str(folder), "--timeout", "60", "--workspace", str(tmp_path / "w.sqlite")],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _running(f"{PREFIX}{app.pid}-"):
+        while time.monotonic() < deadline and not processes_running(f"{PREFIX}{app.pid}-"):
             time.sleep(0.1)
         folders, groups = _leftovers(app.pid)
         assert folders and (groups or not cgroups_here()), "the run never started"
@@ -47,7 +37,7 @@ def test_a_killed_run_leaves_nothing_after_the_next_start(tmp_path):
     time.sleep(0.5)
     folders, groups = _leftovers(app.pid)
     assert folders and all(folder.exists() for folder in folders)
-    assert not _running(f"{PREFIX}{app.pid}-"), "the program outlived the app that ran it"
+    assert not processes_running(f"{PREFIX}{app.pid}-"), "the program outlived the app that ran it"
     again = program(tmp_path / "quick_0001", "python", "print('ok')\n")
     done = subprocess.run([*CLI, "trace", str(again), "--workspace", str(tmp_path / "w.sqlite")],
                           capture_output=True, text=True, timeout=120)

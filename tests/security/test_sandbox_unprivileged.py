@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.sandbox_attacks import needs_sandbox, world_readable_folder
-from tracers.sandbox_view import _reachable_by_others
+from tracers.sandbox_view import reachable_by_others
 
 REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
@@ -28,7 +28,7 @@ def _unprivileged_python_problem() -> str:
                              capture_output=True, text=True).stdout.strip()
     if version != str(tuple(sys.version_info[:2])):
         return f"/usr/bin/python3 is {version}, our packages are built for {tuple(sys.version_info[:2])}"
-    if not (_reachable_by_others(REPO / "tracers" / "sandbox.py") and _reachable_by_others(Path(PACKAGES))):
+    if not (reachable_by_others(REPO / "tracers" / "sandbox.py") and reachable_by_others(Path(PACKAGES))):
         return "the checkout or its packages are not readable by other users"
     return ""
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.security.sandbox_attacks import processes_running
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, bwrap_path, run_sandboxed
 from tracers.sandbox_view import install_root
@@ -67,7 +68,7 @@ def test_a_fork_bomb_is_contained_and_every_process_killed(tmp_path):
                                limits=Limits(wall_s=2, processes=32))
     assert result.limit_reason in ("process limit", "wall-clock time limit")
     time.sleep(0.2)
-    assert not _processes_running(marker), "a forked child survived the sandbox"
+    assert not processes_running(marker), "a forked child survived the sandbox"
 
 
 def test_a_detached_child_does_not_survive_the_run(tmp_path):
@@ -77,7 +78,7 @@ def test_a_detached_child_does_not_survive_the_run(tmp_path):
     result, _ = run(tmp_path, code)
     assert result.exit_code == 0
     time.sleep(0.2)
-    assert not _processes_running("detached-child")
+    assert not processes_running("detached-child")
 
 
 def test_the_environment_holds_no_secrets_of_ours(tmp_path, monkeypatch):
@@ -126,18 +127,6 @@ def test_the_run_folder_is_removed_afterwards(tmp_path):
     with run_folder(folder) as run_in:
         assert (run_in.program / "main.py").exists() and run_in.out.is_dir()
     assert not run_in.base.exists()
-
-
-def _processes_running(marker: str) -> bool:
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if marker.encode() in cmdline and b"pytest" not in cmdline:
-                return True
-    return False
 
 
 @needs_bwrap
