@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(compare), the latest trace vs truth, or the truth only")
     parser.add_argument("--audit", metavar="NAME", help="open this audit (see 'traceeval audit list') for --annotator")
     parser.add_argument("--annotator", metavar="NAME", help="who is auditing (with --audit)")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), help="colours for this run (default: the "
+                        "one chosen in View > Theme, at first the desktop's scheme)")
     parser.add_argument("--screenshot", metavar="OUT.png",
                         help=f"render the window to a PNG at {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]} and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what is being done to stderr")
@@ -55,13 +57,15 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # PySide6 before pyqtgraph (docs/design.md)
 
-    from PySide6.QtCore import QSettings, Qt, QTimer, qInstallMessageHandler
+    from PySide6.QtCore import QSettings, QTimer, qInstallMessageHandler
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from resources import DEMO_DATASET
     from traceeval_gui.app_state import AppState
+    from traceeval_gui.error_log import install_error_reporting
     from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.views.theme import ThemeController
 
     qInstallMessageHandler(_QtMessageLogger(quiet=os.environ.get("QT_QPA_PLATFORM") == "offscreen"))
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -70,18 +74,24 @@ def main(argv: list[str] | None = None) -> int:
     app.setStyle("Fusion")
     app.setWindowIcon(_app_icon())
     QGuiApplication.setDesktopFileName("io.github.traceeval.Studio")  # Wayland: match the .desktop file
-    # The edge-class tints are light backgrounds: keep the light scheme even in a dark desktop.
-    QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Light)
 
     screenshot = Path(args.screenshot) if args.screenshot else None
+    settings = None if screenshot else QSettings()
+    theme = ThemeController(settings)
+    if args.theme:
+        theme.choose(args.theme, remember=False)
+    else:
+        theme.apply()  # before the window: widgets built in it start with the theme's palette
     state = AppState()
-    window = MainWindow(state, settings=None if screenshot else QSettings(), interactive=screenshot is None)
+    window = MainWindow(state, settings=settings, interactive=screenshot is None, theme=theme)
+    uninstall_error_reporting = install_error_reporting(window.error_log)
 
     def fail(message: str) -> None:
         if screenshot is not None:
             print(f"{APP_NAME}: error: {message}", file=sys.stderr)
             app.exit(2)
         else:
+            window.report_error("Start", message)
             QMessageBox.warning(window, "TraceEval Studio", message)
 
     def on_opened() -> None:
@@ -111,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     state.dataset_opened.connect(on_opened)
     if screenshot is not None:
         window.dataset_failed.connect(fail)
-    window.resize(*SCREENSHOT_SIZE)
+    if screenshot is not None:
+        window.resize(*SCREENSHOT_SIZE)
+        window.apply_default_layout()
     if args.dataset or args.workspace or screenshot is not None or not window.restore_session():
         root = Path(args.dataset) if args.dataset else None if args.workspace else DEMO_DATASET
         window.open_dataset(root, args.workspace, args.splits)
@@ -119,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     code = app.exec()
     if window.isVisible():
         window.close()  # saves the layout, waits for running jobs, closes the workspace
+    uninstall_error_reporting()
     return code
 
 

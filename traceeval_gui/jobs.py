@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -49,6 +50,7 @@ class Job(QRunnable):
         super().__init__()
         self.setAutoDelete(True)
         self.signals = JobSignals()
+        self.failure_detail = ""  # the traceback of a failure that is a bug (for the window's error log)
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -74,7 +76,8 @@ class Job(QRunnable):
         except TraceEvalError as error:
             self.signals.failed.emit(str(error))
         except Exception as error:  # a bug: keep the traceback in the log, show one line
-            log.exception("%s failed", self.title)
+            self.failure_detail = traceback.format_exc()
+            log.exception("%s failed", self.title, extra={"shown_in_window": True})  # the runner reports it
             self.signals.failed.emit(f"{self.title} failed: {type(error).__name__}: {error}")
         else:
             self.signals.finished.emit(result)
@@ -84,6 +87,7 @@ class JobRunner(QObject):
     """Starts jobs on a private pool and keeps their signal objects alive until they end."""
 
     busy_changed = Signal(bool)
+    job_failed = Signal(str, str, str)  # the job's title, its one-line message, the detail (a traceback or "")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +96,7 @@ class JobRunner(QObject):
 
     def start(self, job: Job) -> Job:
         signals = job.signals
+        signals.failed.connect(lambda message, title=job.title: self._on_job_failed(signals, title, message))
         for signal in (signals.finished, signals.failed, signals.cancelled):
             signal.connect(self._on_job_ended)
         was_busy = bool(self._running)
@@ -112,6 +117,10 @@ class JobRunner(QObject):
     def wait(self, msecs: int = -1) -> bool:
         """Block until every started job has returned (used on close and in tests)."""
         return self.pool.waitForDone(msecs)
+
+    def _on_job_failed(self, signals: JobSignals, title: str, message: str) -> None:
+        job = self._running.get(signals)
+        self.job_failed.emit(title, message, job.failure_detail if job is not None else "")
 
     def _on_job_ended(self, *_args) -> None:
         signals = self.sender()

@@ -16,7 +16,7 @@ from traceeval_gui.models.edge_table import CALLEE_COLUMN, CALLER_COLUMN, COLUMN
     EdgeFilterProxyModel, EdgeRow, EdgeSources, EdgeTableModel
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
-from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, EDGE_TINTS, MUTED_TEXT, \
+from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_tint, \
     model_label
 
 
@@ -219,8 +219,8 @@ def fit_checked_text(button: QToolButton, padding: int = 26) -> None:
 
 
 def toggle_style(kind: str) -> str:
-    colour, tint = EDGE_COLOURS[kind], EDGE_TINTS[kind]
-    return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
-            f"padding: 2px 9px; margin-left: 4px; background: #fafafa; }}"
+    colour, tint = EDGE_COLOURS[kind], edge_tint(kind).name()
+    return (f"QToolButton {{ color: #80868b; border: 1px solid palette(mid); border-radius: 10px; "
+            f"padding: 2px 9px; margin-left: 4px; background: palette(base); }}"
             f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {tint}; "
             f"font-weight: bold; }}")

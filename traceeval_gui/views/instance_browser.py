@@ -3,7 +3,6 @@ column; pick a program."""
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleSpinBox, QHBoxLayout, QHeaderView, \
     QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
 
@@ -33,7 +32,6 @@ class InstanceBrowserPanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter by id or repository  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self._on_find_shortcut_activated)
         self.language_combo = QComboBox()
         self.language_combo.addItem("All languages", None)
         for language in LANGUAGES:

@@ -7,27 +7,38 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenu, QTextBrowser, QVBoxLayout, QWidget
 
 
-def shortcut_rows(menus: list[QMenu]) -> list[tuple[str, str, str]]:
-    """(menu, action, keys) for every action with a shortcut, submenus included, in menu order."""
-    rows = []
+def menu_actions(menus: list[QMenu]) -> list[tuple[str, QAction]]:
+    """(menu path, action) for every action of `menus`, submenus walked (not listed), in menu order."""
+    found = []
 
     def walk(menu: QMenu, title: str) -> None:
         for action in menu.actions():
             if action.menu() is not None:
-                walk(action.menu(), f"{title} › {_plain(action.text())}")
-            elif not action.isSeparator() and action.shortcuts():
-                keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
-                rows.append((title, _plain(action.text()), keys))
+                walk(action.menu(), f"{title} › {plain_text(action.text())}")
+            elif not action.isSeparator():
+                found.append((title, action))
 
     for menu in menus:
-        walk(menu, _plain(menu.title()))
+        walk(menu, plain_text(menu.title()))
+    return found
+
+
+def shortcut_text(action: QAction) -> str:
+    return ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
+
+
+def shortcut_rows(menus: list[QMenu]) -> list[tuple[str, str, str]]:
+    """(menu, action, keys) for every action with a shortcut, submenus included, in menu order."""
+    rows = [(title, plain_text(action.text()), shortcut_text(action))
+            for title, action in menu_actions(menus) if action.shortcuts()]
     first = {}
     for index, (group, _, _) in enumerate(rows):
         first.setdefault(group, index)
     return sorted(rows, key=lambda row: first[row[0]])  # one heading per menu (stable within it)
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
+    """A menu text without its mnemonic ampersands and trailing ellipsis."""
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
 
 
@@ -62,14 +73,22 @@ class KeyboardDialog(QDialog):
 
 
 def action(parent: QWidget, text: str, slot, shortcut: str | QKeySequence.StandardKey | None = None,
-           tip: str = "") -> QAction:
-    """A window-wide action (shortcuts work whatever has focus)."""
+           tip: str = "", checkable: bool = False) -> QAction:
+    """A window-wide action (shortcuts work whatever has focus).
+
+    `triggered` carries a `checked` flag: only a checkable action passes it on (`slot(checked)`); any
+    other slot is called without arguments, so a slot with an optional first parameter (a path, a
+    count) never receives `False` in its place."""
     item = QAction(text, parent)
     if shortcut is not None:
         item.setShortcut(QKeySequence(shortcut))
     if tip:
         item.setStatusTip(tip)
         item.setToolTip(tip)
-    item.triggered.connect(slot)
+    if checkable:
+        item.setCheckable(True)
+        item.triggered.connect(lambda checked: slot(checked))
+    else:
+        item.triggered.connect(lambda _checked=False: slot())
     parent.addAction(item)
     return item

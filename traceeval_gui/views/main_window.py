@@ -1,13 +1,16 @@
 """The workbench window: programs on the left, source and graph side by side, and below them the
-edge table, compare, metrics, plots and tracer tabs. Menus hold every action with its shortcut."""
+edge table, compare, metrics, plots and tracer tabs. Menus hold every action with its shortcut.
+
+Every failure shows in the window: a status-bar message and an entry in View > Error Log. The layout
+(size, position, docks, splitters) is saved on close and restored; any pane can fill the window."""
 from __future__ import annotations
 
 import html
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, \
+from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar, \
     QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
@@ -17,12 +20,15 @@ from core.rules import PAPER
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
+from traceeval_gui.error_log import ErrorEntry, ErrorLog
 from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
 from traceeval_gui.session import RecentDataset, SavedSelection, Session
 from traceeval_gui.views.answer_panel import AnswerPanel
 from traceeval_gui.views.audit_actions import AuditActions
 from traceeval_gui.views.compare_panel import ComparePanel
+from traceeval_gui.views.command_palette import CommandPaletteDialog
 from traceeval_gui.views.edge_table import EdgePanel
+from traceeval_gui.views.error_log_view import ErrorIndicator, ErrorLogDialog
 from traceeval_gui.views.export_actions import ExportActions
 from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_file_names, save_file_name
 from traceeval_gui.views.graph_view import GraphPanel
@@ -32,25 +38,34 @@ from traceeval_gui.views.legend import EdgeLegendView
 from traceeval_gui.views.metrics_panel import MetricsPanel
 from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
 from traceeval_gui.views.model_runs import ModelRunActions
+from traceeval_gui.views.pane_maximiser import Pane, PaneMaximiser
 from traceeval_gui.views.parity_dialog import ParityDialog
 from traceeval_gui.views.source_view import SourceView
-from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
+from traceeval_gui.views.style import MUTED_TEXT, error_text_colour, model_label, model_tooltip, warning_text_colour
+from traceeval_gui.views.theme import THEMES, ThemeController
 from traceeval_gui.views.tracer_console import TracerConsolePanel
+from traceeval_gui.views.window_layout import LAYOUT_KEYS, central_split, first_window_geometry, programs_width, \
+    views_split
 
 APP_TITLE = "TraceEval Studio"
 PROBLEMS_SHOWN = 12
 TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer",
               "answer": "Answer"}
 NO_MODEL = "—"
+ERROR_LOG_HINT = "  (details: View ▸ Error Log)"
 
 
 class MainWindow(QMainWindow):
     dataset_failed = Signal(str)  # opening a dataset failed; the message is one line
 
-    def __init__(self, state: AppState, settings: QSettings | None = None, interactive: bool = True) -> None:
+    def __init__(self, state: AppState, settings: QSettings | None = None, interactive: bool = True,
+                 theme: ThemeController | None = None) -> None:
         super().__init__()
         self.state = state
         self.settings = settings
+        self.theme = theme if theme is not None else ThemeController(settings, self)
+        self.error_log = ErrorLog(self)
+        self._error_log_dialog: ErrorLogDialog | None = None
         self.session = Session(settings) if settings is not None else None
         self.interactive = interactive  # False: report failures by signal only, no dialogs
         self._open_job: OpenDatasetJob | None = None  # the latest; results of older ones are dropped
@@ -61,7 +76,6 @@ class MainWindow(QMainWindow):
         self._build_wizard: QWidget | None = None
         self.setWindowTitle(APP_TITLE)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
-        self.resize(1400, 900)
 
         self.browser = InstanceBrowserPanel(state)
         self.source_view = SourceView(state)
@@ -79,13 +93,13 @@ class MainWindow(QMainWindow):
         self.views_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.views_splitter.addWidget(self.source_view)
         self.views_splitter.addWidget(self.graph_panel)
-        self.views_splitter.setSizes([520, 480])
+        self.views_splitter.setStretchFactor(0, 1)
+        self.views_splitter.setStretchFactor(1, 1)
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
         self.right_splitter.addWidget(self.views_splitter)
         self.right_splitter.addWidget(self.bottom_tabs)
         self.right_splitter.setStretchFactor(0, 3)
         self.right_splitter.setStretchFactor(1, 2)
-        self.right_splitter.setSizes([500, 340])
         for splitter in (self.views_splitter, self.right_splitter):
             splitter.setChildrenCollapsible(False)
             splitter.setHandleWidth(6)
@@ -96,7 +110,16 @@ class MainWindow(QMainWindow):
         self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
-        self.resizeDocks([self.browser_dock], [470], Qt.Orientation.Horizontal)
+        self.maximiser = PaneMaximiser(self, {
+            "source": Pane(self.source_view, [self.browser_dock, self.graph_panel, self.bottom_tabs], "Source"),
+            "graph": Pane(self.graph_panel, [self.browser_dock, self.source_view, self.bottom_tabs], "Graph"),
+            "tabs": Pane(self.bottom_tabs, [self.browser_dock, self.views_splitter], "Tabs"),
+            "programs": Pane(self.browser_dock, [self.right_splitter], "Programs"),
+        }, [self.views_splitter, self.right_splitter])
+        self.maximiser.toggle_on_double_click(self.browser_dock, "programs")
+        self.maximiser.toggle_on_double_click(self.graph_panel.toolbar, "graph")
+        self.source_view.tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("source"))
+        self.bottom_tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("tabs"))
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
@@ -108,6 +131,8 @@ class MainWindow(QMainWindow):
         self.metrics_panel.table_changed.connect(self._on_metrics_table_changed)
         self.exports.message.connect(self._on_panel_message)
         self.model_runs.message.connect(self._on_panel_message)
+        self.error_log.added.connect(self._on_error_log_added)
+        state.jobs.job_failed.connect(self._on_jobs_job_failed)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
@@ -118,7 +143,9 @@ class MainWindow(QMainWindow):
         if settings is not None:
             state.set_release_path(str(settings.value("release/path", "") or ""))
             state.release_changed.connect(self._on_state_release_changed)
-        self._restore_layout()
+        if not self._restore_layout():
+            self.setGeometry(first_window_geometry(self._available_geometry()))
+            self.apply_default_layout()
 
     def tab_widget(self, name: str) -> QWidget:
         return {"edges": self.edge_panel, "compare": self.compare_panel, "metrics": self.metrics_panel,
@@ -208,6 +235,18 @@ class MainWindow(QMainWindow):
             overlays.addAction(action(self, f"Edge Class {index + 1} of the Legend",
                                       lambda _=False, i=index: self.state.toggle_class(i), f"Alt+{index + 1}"))
         view_menu.addAction(action(self, "&Fit Graph", self.graph_panel.fit, "Ctrl+0"))
+        view_menu.addSeparator()
+        view_menu.addAction(action(self, "&Maximise Pane", self.maximiser.toggle_focused, "Ctrl+Shift+Return",
+                                   "The pane with the keyboard focus fills the window; again to restore "
+                                   "(or double-click a pane's title or tabs)"))
+        view_menu.addAction(action(self, "Reset &Layout", self.reset_layout, None,
+                                   "Back to the first layout: programs on the left, source beside graph, tabs below"))
+        self._build_theme_menu(view_menu.addMenu("T&heme"))
+        view_menu.addSeparator()
+        view_menu.addAction(action(self, "Error &Log", self.show_error_log, "Ctrl+Shift+E",
+                                   "Everything that failed since the window opened, with the detail, copyable"))
+        view_menu.addAction(action(self, "Command &Palette…", self.show_command_palette, "Ctrl+Shift+P",
+                                   "Find any action by typing part of its name"))
 
         go_menu = bar.addMenu("&Go")
         go_menu.addAction(self.back_action)
@@ -240,8 +279,22 @@ class MainWindow(QMainWindow):
         help_menu.addAction(action(self, f"&About {APP_TITLE}", self._on_about_action_triggered))
         self._update_history_actions()
 
+    def _build_theme_menu(self, menu: QMenu) -> None:
+        group = QActionGroup(self)
+        self.theme_actions = {}
+        for name, text in THEMES.items():
+            item = action(self, text, lambda _=False, n=name: self.theme.choose(n), None,
+                          "Follow the desktop's light or dark scheme" if name == "system" else "", checkable=True)
+            item.setChecked(name == self.theme.theme)
+            group.addAction(item)
+            menu.addAction(item)
+            self.theme_actions[name] = item
+        self.theme.changed.connect(lambda name: self.theme_actions[name].setChecked(True))
+
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
+        self.error_indicator = ErrorIndicator(self.error_log)
+        self.error_indicator.open_requested.connect(self.show_error_log)
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(160)
         self.progress_bar.setMaximumHeight(14)
@@ -251,6 +304,7 @@ class MainWindow(QMainWindow):
         self.programs_label = QLabel()
         self.problems_label = QLabel()
         bar.addWidget(self.progress_bar)
+        bar.addPermanentWidget(self.error_indicator)
         bar.addPermanentWidget(self.model_runs.status)  # permanent: status messages do not hide it
         for label in (self.workspace_label, self.programs_label, self.problems_label):
             label.setContentsMargins(8, 0, 8, 0)
@@ -349,7 +403,7 @@ class MainWindow(QMainWindow):
         problems = opened.report.problems
         errors = sum(p.severity == "error" for p in problems)
         self.problems_label.setText(f"{len(problems):,} problem{'s' if len(problems) != 1 else ''}")
-        colour = "#c62828" if errors else "#8a5a00" if problems else MUTED_TEXT
+        colour = error_text_colour().name() if errors else warning_text_colour().name() if problems else MUTED_TEXT
         self.problems_label.setStyleSheet(f"color: {colour};")
         shown = "<br>".join(html.escape(str(p)) for p in problems[:PROBLEMS_SHOWN])
         more = f"<br>… and {len(problems) - PROBLEMS_SHOWN} more (traceeval validate)" \
@@ -501,6 +555,38 @@ class MainWindow(QMainWindow):
         if self.interactive:
             QMessageBox.warning(self, APP_TITLE, message)
 
+    # -- errors ---------------------------------------------------------------------------
+    def report_error(self, source: str, message: str, detail: str = "") -> None:
+        """Show a failure in the window: the status bar now, the error log for later."""
+        self.error_log.report(source, message, detail)
+
+    def _on_jobs_job_failed(self, title: str, message: str, detail: str) -> None:
+        self.error_log.report(title[:1].upper() + title[1:], message, detail)
+
+    def _on_error_log_added(self, entry: ErrorEntry) -> None:
+        """The status bar names the failure, unless the part that failed already said it there in its words."""
+        shown = self.statusBar().currentMessage()
+        said = entry.message in shown and ERROR_LOG_HINT not in shown
+        self.statusBar().showMessage(f"{shown if said else f'{entry.source}: {entry.message}'}{ERROR_LOG_HINT}", 15000)
+
+    def show_error_log(self) -> ErrorLogDialog:
+        if self._error_log_dialog is None:
+            self._error_log_dialog = ErrorLogDialog(self.error_log, self)
+        self._error_log_dialog.show()
+        self._error_log_dialog.raise_()
+        self._error_log_dialog.activateWindow()
+        return self._error_log_dialog
+
+    def show_command_palette(self) -> CommandPaletteDialog:
+        palette = CommandPaletteDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], self)
+        palette.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        top = self.mapToGlobal(self.rect().topLeft())
+        palette.move(top.x() + (self.width() - palette.width()) // 2, top.y() + self.menuBar().height() + 40)
+        palette.show()
+        palette.filter_edit.setFocus()
+        self.command_palette = palette
+        return palette
+
     def fill_recent_menu(self) -> None:
         self.recent_menu.clear()
         recent = self.session.recent() if self.session is not None else []
@@ -593,18 +679,45 @@ class MainWindow(QMainWindow):
     def _on_state_release_changed(self) -> None:
         self.settings.setValue("release/path", self.state.release_path)
 
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
+        """The saved layout (size, position, docks, splitters, tab); False when none was saved."""
         if self.settings is None:
-            return
-        for key, restore in (("geometry", self.restoreGeometry), ("state", self.restoreState),
-                             ("views_splitter", self.views_splitter.restoreState),
-                             ("right_splitter", self.right_splitter.restoreState)):
+            return False
+        restored = False
+        for key, restore in zip(LAYOUT_KEYS, (self.restoreGeometry, self.restoreState,
+                                              self.views_splitter.restoreState, self.right_splitter.restoreState)):
             value = self.settings.value(f"window/{key}")
             if value is not None:
-                restore(value)
+                restored = restore(value) or restored
         tab = self.settings.value("window/tab")
         if tab in TABS:
             self.show_tab(tab)
+        return restored
+
+    def _available_geometry(self):
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def apply_default_layout(self) -> None:
+        """Pane sizes for the window's current size: Programs about a quarter, source and graph halves,
+        the views above the tabs a little over half the height."""
+        width = self.width()
+        self.resizeDocks([self.browser_dock], [programs_width(width)], Qt.Orientation.Horizontal)
+        central = max(width - programs_width(width) - 12, 400)
+        self.views_splitter.setSizes(views_split(central))
+        self.right_splitter.setSizes(central_split(max(self.height() - 110, 300)))
+
+    def reset_layout(self) -> None:
+        """View > Reset Layout: every pane back, docked where it started, sized as on a first start."""
+        self.maximiser.restore()
+        if self.browser_dock.isFloating():
+            self.browser_dock.setFloating(False)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
+        for widget in (self.browser_dock, self.source_view, self.graph_panel, self.bottom_tabs, self.views_splitter,
+                       self.right_splitter):
+            widget.show()
+        self.apply_default_layout()
+        self._on_panel_message("Layout reset")
 
     def _save_layout(self) -> None:
         if self.settings is None:
@@ -618,6 +731,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
+        self.maximiser.restore()  # the saved layout is the real one, not a maximised pane
         self._save_layout()
         self._save_selection()
         self.state.jobs.cancel_all()

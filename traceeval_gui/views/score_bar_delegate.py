@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QRect
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-BAR_COLOUR = QColor("#dbe7f3")
+from traceeval_gui.views.style import score_bar_colour
 
 
 class ScoreBarDelegate(QStyledItemDelegate):
@@ -19,5 +19,5 @@ class ScoreBarDelegate(QStyledItemDelegate):
         if score is not None and not selected:
             rect = option.rect.adjusted(2, 3, -2, -3)
             width = round(rect.width() * max(0.0, min(1.0, score)))
-            painter.fillRect(QRect(rect.left(), rect.top(), width, rect.height()), BAR_COLOUR)
+            painter.fillRect(QRect(rect.left(), rect.top(), width, rect.height()), score_bar_colour(option.palette))
         super().paint(painter, option, index)

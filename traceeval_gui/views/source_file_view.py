@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPolygon, QTextCursor
+from PySide6.QtGui import QPainter, QPaintEvent, QPolygon, QTextCursor
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from traceeval_gui.models.instance_detail import EDGE_CLASSES
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.code_view import NumberedCodeView
-from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_LABELS, edge_colour, edge_tint
+from traceeval_gui.views.style import EDGE_LABELS, edge_colour, edge_focus_tint, edge_tint
 
 MARKER_BAR = 3  # px per edge class in the marker strip
 MARKER_STRIP = 3 * MARKER_BAR + 2 * 1 + 6  # three bars, gaps, padding
@@ -74,14 +74,19 @@ class SourceFileView(NumberedCodeView):
     def current_line(self) -> int:
         return self.textCursor().blockNumber() + 1
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_selections()  # the line tints follow the theme
+
     def _apply_selections(self) -> None:
         lines = {line: edge_tint(mark.tint) for line, mark in self.marks.items()}
         if self.callee_line is not None:
-            lines[self.callee_line] = QColor(EDGE_FOCUS_TINTS[self._callee_kind])
+            lines[self.callee_line] = edge_focus_tint(self._callee_kind)
         if self._focus is not None:
             line, kind, call_sites = self._focus
             for focused in (line, *call_sites):
-                lines[focused] = QColor(EDGE_FOCUS_TINTS[kind])
+                lines[focused] = edge_focus_tint(kind)
         self.tint_lines(lines)
 
     # -- inline annotations ---------------------------------------------------------------

@@ -1,7 +1,10 @@
-"""The workbench's small visual vocabulary: edge-class colours, fonts and model labels."""
+"""The workbench's small visual vocabulary: edge-class colours, fonts and model labels.
+
+Backgrounds and text painted by hand follow the application palette: `is_dark()` tells which set of
+tints reads on it (View > Theme switches the palette; see views/theme.py)."""
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 
 from core.metrics import INSTANCE_RULE
 from core.palette import EDGE_STYLES
@@ -13,6 +16,12 @@ _KINDS = ("TP", "FP", "FN")
 EDGE_COLOURS = {kind: EDGE_STYLES[kind].colour for kind in _KINDS} | {"": "#455a64"}
 EDGE_TINTS = {"TP": "#e2f2e3", "FP": "#fce4e4", "FN": "#efe1f7", "": "#eceff1"}  # rows, source lines
 EDGE_FOCUS_TINTS = {"TP": "#c2e4c4", "FP": "#f7c6c6", "FN": "#dbc3ec", "": "#cfd8dc"}  # the selected edge
+# The same hues for a dark palette: dark enough that the palette's light text keeps its contrast.
+DARK_EDGE_TINTS = {"TP": "#1e3b23", "FP": "#4a2326", "FN": "#38264a", "": "#2c3337"}
+DARK_EDGE_FOCUS_TINTS = {"TP": "#2e5f35", "FP": "#73323a", "FN": "#553a72", "": "#44525a"}
+ERROR_TEXT = {False: "#c62828", True: "#ff8a80"}  # by is_dark()
+WARNING_TEXT = {False: "#8a5a00", True: "#ffcc80"}
+SCORE_BAR = {False: "#dbe7f3", True: "#2c4a66"}  # the faint bar behind a score
 EDGE_LABELS = {kind: EDGE_STYLES[kind].label for kind in _KINDS} | {"": "not in model A"}
 EDGE_DESCRIPTIONS = {kind: EDGE_STYLES[kind].description for kind in _KINDS} | {
     "": "neither predicted by the current model nor in the ground truth (another model or the trace has it)"}
@@ -24,8 +33,32 @@ def edge_colour(kind: str) -> QColor:
     return QColor(EDGE_COLOURS[kind])
 
 
-def edge_tint(kind: str) -> QColor:
-    return QColor(EDGE_TINTS[kind])
+def is_dark(palette: QPalette | None = None) -> bool:
+    """Whether `palette` (default: the application's) has a dark window background."""
+    palette = palette if palette is not None else QGuiApplication.palette()
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def edge_tint(kind: str, palette: QPalette | None = None) -> QColor:
+    """The background of a row or source line of this edge class, for the current theme."""
+    return QColor((DARK_EDGE_TINTS if is_dark(palette) else EDGE_TINTS)[kind])
+
+
+def edge_focus_tint(kind: str, palette: QPalette | None = None) -> QColor:
+    """The background of the selected edge's lines, for the current theme."""
+    return QColor((DARK_EDGE_FOCUS_TINTS if is_dark(palette) else EDGE_FOCUS_TINTS)[kind])
+
+
+def error_text_colour(palette: QPalette | None = None) -> QColor:
+    return QColor(ERROR_TEXT[is_dark(palette)])
+
+
+def score_bar_colour(palette: QPalette | None = None) -> QColor:
+    return QColor(SCORE_BAR[is_dark(palette)])
+
+
+def warning_text_colour(palette: QPalette | None = None) -> QColor:
+    return QColor(WARNING_TEXT[is_dark(palette)])
 
 
 def monospace_font(point_size: int = 10) -> QFont:
