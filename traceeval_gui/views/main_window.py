@@ -52,6 +52,8 @@ PROBLEMS_SHOWN = 12
 TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer",
               "answer": "Answer"}
 NO_MODEL = "—"
+PANE_MINIMUMS = {"source_view": (220, 120), "graph_panel": (260, 120), "bottom_tabs": (320, 120),
+                 "views_splitter": (500, 160)}
 ERROR_LOG_HINT = "  (details: View ▸ Error Log)"
 
 
@@ -103,6 +105,10 @@ class MainWindow(QMainWindow):
         for splitter in (self.views_splitter, self.right_splitter):
             splitter.setChildrenCollapsible(False)
             splitter.setHandleWidth(6)
+        # Fixed minimums: a splitter otherwise follows its panes' minimum size hints, which change with
+        # their content (the graph toolbar in compare mode) and make the handles jump.
+        for pane, (width, height) in PANE_MINIMUMS.items():
+            getattr(self, pane).setMinimumSize(width, height)
         self.setCentralWidget(self.right_splitter)
         self.browser_dock = QDockWidget("Programs", self)
         self.browser_dock.setObjectName("programs_dock")

@@ -1,0 +1,53 @@
+"""View > Theme: the palette switches, the choice is remembered, and painted tints follow it."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from tests.gui.test_menu_actions import all_menu_items
+from traceeval_gui.views.style import EDGE_TINTS, edge_tint, is_dark, score_bar_colour
+from traceeval_gui.views.theme import THEME_SETTING, ThemeController
+
+
+def contrast(a, b) -> float:
+    def luminance(colour) -> float:
+        def channel(c: float) -> float:
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.fixture
+def light_afterwards(qtbot):
+    yield
+    ThemeController().choose("light", remember=False)
+
+
+def test_view_theme_dark_makes_the_window_and_the_edge_rows_dark(window, qtbot, light_afterwards):
+    all_menu_items(window)["View › Theme › Dark"].trigger()
+    palette = QApplication.palette()
+    assert is_dark()
+    qtbot.waitUntil(lambda: window.edge_panel.palette().color(QPalette.ColorRole.Base).lightness() < 60)
+    text = palette.color(QPalette.ColorRole.Text)
+    for kind in EDGE_TINTS:  # the edge table's row backgrounds keep the palette's text readable
+        assert contrast(edge_tint(kind), text) >= 7, kind
+    assert contrast(score_bar_colour(), text) >= 4.5
+    model = window.edge_panel.table.model()
+    brush = model.index(0, 0).data(0x8)  # Qt.BackgroundRole
+    assert brush is None or brush.color().lightness() < 100
+
+    all_menu_items(window)["View › Theme › Light"].trigger()
+    assert not is_dark() and edge_tint("TP").name() == EDGE_TINTS["TP"]
+
+
+def test_the_theme_is_remembered(qtbot, tmp_path, light_afterwards):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    ThemeController(settings).choose("dark")
+    assert settings.value(THEME_SETTING) == "dark"
+    again = ThemeController(settings)
+    assert again.theme == "dark" and again.dark
+    ThemeController(settings).choose("light", remember=False)
+    assert settings.value(THEME_SETTING) == "dark"  # --theme does not change the remembered choice
