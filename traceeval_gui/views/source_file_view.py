@@ -80,13 +80,13 @@ class SourceFileView(NumberedCodeView):
             self._apply_selections()  # the line tints follow the theme
 
     def _apply_selections(self) -> None:
-        lines = {line: edge_tint(mark.tint) for line, mark in self.marks.items()}
+        lines = {line: edge_tint(mark.tint, self.palette()) for line, mark in self.marks.items()}
         if self.callee_line is not None:
-            lines[self.callee_line] = edge_focus_tint(self._callee_kind)
+            lines[self.callee_line] = edge_focus_tint(self._callee_kind, self.palette())
         if self._focus is not None:
             line, kind, call_sites = self._focus
             for focused in (line, *call_sites):
-                lines[focused] = edge_focus_tint(kind)
+                lines[focused] = edge_focus_tint(kind, self.palette())
         self.tint_lines(lines)
 
     # -- inline annotations ---------------------------------------------------------------
