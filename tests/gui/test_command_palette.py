@@ -52,3 +52,10 @@ def test_fuzzy_score_prefers_word_starts_and_runs():
     assert fuzzy_score("np", "Next Program") > fuzzy_score("np", "Open Workspace")
     assert fuzzy_score("xyz", "Next Program") is None
     assert fuzzy_score("", "anything") == 0
+
+
+def test_words_that_start_words_rank_before_scattered_matches(window, qtbot):
+    palette = open_palette(window, qtbot)
+    qtbot.keyClicks(palette.filter_edit, "exp")
+    first = palette.shown_commands()[0]
+    assert "Export" in first.label, first.label  # not "Next Program", whose letters merely occur in order

@@ -52,15 +52,29 @@ def fuzzy_score(query: str, text: str) -> int | None:
     return score * 100 - len(text)  # ties: the shorter text
 
 
+def starts_words(query: str, text: str) -> bool:
+    """Every word of `query` begins a word of `text` ("exp tab" in "File › Export › Table as CSV")."""
+    words = _words(text)
+    return bool(query.split()) and all(any(w.startswith(q) for w in words) for q in _words(query))
+
+
+def _words(text: str) -> list[str]:
+    return "".join(c if c.isalnum() else " " for c in text.lower()).split()
+
+
 def rank(commands: list[Command], query: str) -> list[Command]:
-    """Commands matching `query` on their name, else on their menu path and name, best first."""
+    """Commands matching `query`, best first: its words starting words of the name, then of the menu path
+    and name, then a scattered match on the name, then on the path and name."""
     scored = []
     for index, command in enumerate(commands):
-        on_name = fuzzy_score(query, command.name)
-        score = on_name + 10_000 if on_name is not None else fuzzy_score(query, command.label)
-        if score is not None:
-            scored.append((-score, index, command))
-    return [command for *_, command in sorted(scored, key=lambda item: item[:2])]
+        tiers = ((starts_words(query, command.name), command.name), (starts_words(query, command.label), command.label),
+                 (True, command.name), (True, command.label))
+        for tier, (eligible, text) in enumerate(tiers):
+            score = fuzzy_score(query, text) if eligible else None
+            if score is not None:
+                scored.append((tier, -score, index, command))
+                break
+    return [command for *_, command in sorted(scored, key=lambda item: item[:3])]
 
 
 class CommandPaletteDialog(QDialog):
