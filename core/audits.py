@@ -64,6 +64,7 @@ class Audit:
     annotators: tuple[str, ...] = ()
     fingerprint: str = ""  # identifies the sample: equal in two workspaces only for the same items
     created_at: str = ""
+    blind: bool = False  # annotators see no edge class, model or score of an edge until they judge it
 
     def __post_init__(self) -> None:
         if self.kind not in AUDIT_KINDS:
@@ -161,9 +162,16 @@ def final_verdicts(labels: Mapping[EdgeRef, Mapping[str, str]],
     return finals
 
 
-def label_fits(item: AuditItem, label: str) -> bool:
-    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs)."""
-    return label != "not_exercised" or item.edge_class == "FP"
+def label_fits(item: AuditItem, label: str, blind: bool = False) -> bool:
+    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs).
+    In a blind audit it is offered for every edge: refusing it would tell the annotator the edge's class."""
+    return blind or label != "not_exercised" or item.edge_class == "FP"
+
+
+def blind_by_default(kind: str, population: str) -> bool:
+    """Truth audits are blind unless asked otherwise: an annotator told an edge was missed by a model is
+    biased towards the model."""
+    return kind == EDGE_AUDIT and population == "truth"
 
 
 def disagreements(labels: Mapping[EdgeRef, Mapping[str, str]]) -> list[EdgeRef]:
