@@ -162,10 +162,16 @@ def final_verdicts(labels: Mapping[EdgeRef, Mapping[str, str]],
     return finals
 
 
-def label_fits(item: AuditItem, label: str, blind: bool = False) -> bool:
-    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs).
-    In a blind audit it is offered for every edge: refusing it would tell the annotator the edge's class."""
-    return blind or label != "not_exercised" or item.edge_class == "FP"
+def label_fits(item: AuditItem, label: str, everywhere: bool = False) -> bool:
+    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs),
+    unless it is offered on every edge (`everywhere`, see `not_exercised_everywhere`)."""
+    return everywhere or label != "not_exercised" or item.edge_class == "FP"
+
+
+def not_exercised_everywhere(audit: Audit, items: Iterable[AuditItem]) -> bool:
+    """Whether "not_exercised" fits every edge of the audit: in a blind audit with any FP, refusing it on the
+    edges of the ground truth would tell the annotator their class."""
+    return audit.blind and any(item.edge_class == "FP" for item in items)
 
 
 def blind_by_default(kind: str, population: str) -> bool:

@@ -16,7 +16,7 @@ import pytest
 from core.audit_sampling import allocate, create_audit, new_audit, population_edges, sample_questions, \
     sample_size_for_margin, stratified_sample
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, STRATA, label_fits
+from core.audits import BASELINE_AUDIT, STRATA, label_fits, not_exercised_everywhere
 from core.errors import AuditError
 from core.indexing import open_dataset
 from core.normalise import MODES, normalise_edges
@@ -288,12 +288,14 @@ def test_truth_audits_are_blind_by_default_and_blindness_is_stored(ws, tmp_path,
     assert {a.name: a.blind for a in store.audits()} == {"truth": True, "fps": False, "fps-blind": True,
                                                           "truth-open": False}
     # "real, not exercised" is offered for every edge of a blind audit: refusing it would tell the class
-    truth_item = store.items("fps-blind")[0]
-    assert truth_item.edge_class == "FP" and label_fits(replace(truth_item, edge_class="TP"), "not_exercised", True)
-    assert not label_fits(replace(truth_item, edge_class="TP"), "not_exercised")
+    assert not_exercised_everywhere(store.get("fps-blind"), store.items("fps-blind"))
+    assert not not_exercised_everywhere(store.get("fps"), store.items("fps"))  # not blind
+    assert not not_exercised_everywhere(store.get("truth"), store.items("truth"))  # no FP: refused on every edge
+    truth_edge = replace(store.items("fps")[0], edge_class="TP")
+    assert label_fits(truth_edge, "not_exercised", True) and not label_fits(truth_edge, "not_exercised")
 
     path = tmp_path / "cli.sqlite"
-    code, out, _ = run(capsys, "audit", "new", "mixed", "--size", "6", "--population", "all", "--model",
+    code, out, _ = run(capsys, "audit", "new", "mixed", "--size", "30", "--population", "all", "--model",
                        "illustrative-weak", "--blind", "--workspace", path)
     assert code == 0 and "blind" in out
     code, out, _ = run(capsys, "audit", "items", "mixed", "--annotator", "ann", "--workspace", path)

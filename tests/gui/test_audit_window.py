@@ -211,7 +211,7 @@ def test_real_not_exercised_is_only_for_edges_the_truth_lacks(window, store, qtb
 
 
 def test_the_evidence_shows_the_call_sites_and_what_the_trace_saw(window, state, store, qtbot):
-    audit_window = open_audit(window, qtbot, "evidence", "ana", population="truth")
+    audit_window = open_audit(window, qtbot, "evidence", "ana", population="truth", blind=False)
     evidence = audit_window.evidence
     row, sites = next((row, sites) for row, item in enumerate(audit_window.items)
                       for sites in [_call_sites(evidence, item)] if sites)
@@ -339,7 +339,7 @@ def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtb
     from core.audit_store import AuditStore
 
     state = window.state
-    create_audit(state.workspace, "private", size=5, seed=2)
+    create_audit(state.workspace, "private", size=5, seed=2, blind=False)  # the main window follows it
     store = AuditStore(state.workspace)
     first = store.items("private")[0]
     store.give_verdict("private", first.ref, "bob", "wrong", "bob's note")

@@ -16,7 +16,7 @@ from core.audit_reports import audit_report
 from core.audit_sampling import create_audit
 from core.audit_store import AuditStore
 from core.audits import AUDIT_KINDS, BASELINE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
-    human_model_name, label_fits, population_phrase
+    human_model_name, label_fits, not_exercised_everywhere, population_phrase
 from core.baseline import refresh_baseline_predictions
 from core.errors import UsageError
 from core.scoring import parse_languages
@@ -305,7 +305,7 @@ def _own_labels(store: AuditStore, audit: Audit, annotator: str) -> dict[int, st
 
 def _fitting_item(store: AuditStore, name: str, position: int, label: str) -> AuditItem:
     item = _item(store, name, position)
-    if not label_fits(item, label, store.get(name).blind):
+    if not label_fits(item, label, not_exercised_everywhere(store.get(name), store.items(name))):
         raise UsageError(f"item {position} is in the ground truth ({item.edge_class}): not_exercised only fits "
                          "edges the ground truth lacks (false positives)")
     return item

@@ -33,6 +33,7 @@ CALL_SITE_MARK = QColor("#b26a00")
 CLASS_TITLES = {"TP": "in the ground truth, found by the model", "FP": "predicted, not in the ground truth",
                 "FN": "in the ground truth, missed by the model", "truth": "ground-truth edge"}
 NO_TRACE = "No trace run yet (Trace ▸ Trace This Program, F5, in the main window)"
+BLIND_NOTE = "class hidden until your verdict (blind audit)"
 NOT_DEFINED = "not defined in the program (a library call, or a hallucinated name)"
 
 
@@ -154,11 +155,13 @@ class AuditEvidencePanel(QWidget):
         if instance_key is None:
             self._loader.clear()
 
-    def show_item(self, ws: Workspace, item: AuditItem, model: str = "") -> None:
+    def show_item(self, ws: Workspace, item: AuditItem, model: str = "", reveal: bool = True) -> None:
+        """Show `item`'s evidence; `reveal` False keeps its class and model out of sight (a blind audit, before
+        the annotator's verdict): the code, call sites and trace are the same either way."""
         self.item = item
         if self.detail is None or self.detail.instance.key != item.instance_key or self.detail.model != (model or None):
             self.detail = self._loader.load(ws, item.instance_key, model or None, (model,) if model else ())
-        self.header_label.setText(header_html(item))
+        self.header_label.setText(header_html(item, model if reveal else None))
         if self.detail is None:
             self.finding = None
             self.trace_label.setText(f"<span style='color:#c62828'>Program {html.escape(item.instance_key)} is not "
@@ -205,18 +208,25 @@ class AuditEvidencePanel(QWidget):
         pages.setCurrentIndex(1)
 
 
-def header_html(item: AuditItem) -> str:
+def header_html(item: AuditItem, model: str | None = "") -> str:
+    """The edge, its class (against `model`; None: the class is hidden) and where it comes from."""
+    language = LANGUAGE_TITLES.get(item.language, item.language)
+    where = (f"program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;{html.escape(language)}"
+             f"&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}")
+    edge = (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "
+            f"<code>{html.escape(item.callee)}</code></div>")
+    if model is None:
+        return (f"{edge}<div style='margin-top:4px'><span style='color:{MUTED_TEXT}'>{BLIND_NOTE}</span>"
+                f"&nbsp;&nbsp;·&nbsp;&nbsp;{where}</div>")
     style = EDGE_STYLES.get(item.edge_class)
     colour = style.colour if style is not None else "#455a64"
     chip = (f"<span style='background-color:{colour}; color:#ffffff; font-weight:600'>&nbsp;"
             f"{html.escape(item.edge_class or '?')}&nbsp;</span>")
     title = CLASS_TITLES.get(item.edge_class, item.edge_class)
-    language = LANGUAGE_TITLES.get(item.language, item.language)
-    return (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "
-            f"<code>{html.escape(item.callee)}</code></div>"
-            f"<div style='margin-top:4px'>{chip}&nbsp; <span style='color:{colour}'>{html.escape(title)}</span>"
-            f"&nbsp;&nbsp;·&nbsp;&nbsp;program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;"
-            f"{html.escape(language)}&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}</div>")
+    if model and item.edge_class in ("TP", "FP", "FN"):
+        title = title.replace("the model", model)
+    return (f"{edge}<div style='margin-top:4px'>{chip}&nbsp; <span style='color:{colour}'>{html.escape(title)}</span>"
+            f"&nbsp;&nbsp;·&nbsp;&nbsp;{where}</div>")
 
 
 def _sites_note(sites: list[int], seen: bool | None) -> str:
