@@ -13,7 +13,7 @@ import html
 from dataclasses import dataclass
 from typing import Iterable
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -148,6 +148,11 @@ class AuditEvidencePanel(QWidget):
         layout.addWidget(self.trace_label)
         layout.addWidget(self.splitter, 1)
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            restyle(self.caller_title, self.callee_title, self.caller_message, self.callee_message)
+        super().changeEvent(event)
+
     def forget(self, instance_key: str | None = None) -> None:
         """Drop loaded programs (one, or all): a new trace run or a reopened workspace."""
         if instance_key is None or (self.detail is not None and self.detail.instance.key == instance_key):
@@ -229,6 +234,15 @@ def header_html(item: AuditItem, model: str | None = "") -> str:
             f"&nbsp;&nbsp;·&nbsp;&nbsp;{where}</div>")
 
 
+def restyle(*widgets: QWidget) -> None:
+    """Set the widgets' style sheets again: palette(...) in a style sheet is read when it is set, so this makes
+    their colours follow a new (dark or light) application palette."""
+    for widget in widgets:
+        sheet = widget.styleSheet()
+        widget.setStyleSheet("")
+        widget.setStyleSheet(sheet)
+
+
 def _sites_note(sites: list[int], seen: bool | None) -> str:
     if not sites:
         return f"&nbsp; <span style='color:{MUTED_TEXT}'>· no call site found in its body</span>"
@@ -251,8 +265,8 @@ def _section_label() -> QLabel:
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setContentsMargins(10, 5, 10, 5)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long Java names clip, not widen
-    label.setStyleSheet("QLabel { background: #eef0f3; border-top: 1px solid #dcdfe4; "
-                        "border-bottom: 1px solid #dcdfe4; }")
+    label.setStyleSheet("QLabel { background: palette(alternate-base); border-top: 1px solid palette(midlight); "
+                        "border-bottom: 1px solid palette(midlight); }")
     return label
 
 
@@ -262,7 +276,7 @@ def _message_label() -> QLabel:
     label.setWordWrap(True)
     label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
     label.setContentsMargins(14, 12, 14, 12)
-    label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; background: #ffffff; }}")
+    label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; background: palette(base); }}")
     return label
 
 

@@ -22,7 +22,7 @@ from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name
-from traceeval_gui.views.audit_evidence import AuditEvidencePanel
+from traceeval_gui.views.audit_evidence import AuditEvidencePanel, restyle
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
 
@@ -274,8 +274,9 @@ class AuditWindow(QMainWindow):
 
     def _build_verdict_bar(self) -> QWidget:
         bar = QWidget()
+        self.verdict_bar = bar
         bar.setObjectName("verdict_bar")
-        bar.setStyleSheet("#verdict_bar { background: #f6f7f9; border-top: 1px solid #dcdfe4; }")
+        bar.setStyleSheet("#verdict_bar { background: palette(alternate-base); border-top: 1px solid palette(mid); }")
         self.question_label = QLabel()
         self.question_label.setTextFormat(Qt.TextFormat.RichText)
         self.question_label.setWordWrap(True)
@@ -600,6 +601,9 @@ class AuditWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.state.set_annotator(self.annotator)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            restyle(self.verdict_bar)  # style sheets read palette(...) only when set
+            self._show_current()  # the verdict buttons' styles
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -627,7 +631,7 @@ def _button_style(label: str, chosen: bool) -> str:
     if chosen:
         return (f"QPushButton {{ background: {colour}; color: #ffffff; border: 1px solid {colour}; "
                 "border-radius: 4px; padding: 4px 14px; font-weight: 600; }")
-    return (f"QPushButton {{ background: #ffffff; color: {colour}; border: 1px solid #cfd4da; "
+    return (f"QPushButton {{ background: palette(base); color: {colour}; border: 1px solid palette(mid); "
             f"border-left: 4px solid {colour}; border-radius: 4px; padding: 4px 14px; font-weight: 600; }}"
-            f" QPushButton:hover {{ background: #f1f4f8; }}"
-            f" QPushButton:disabled {{ color: #b0b6bd; border-left-color: #d5d9de; }}")
+            f" QPushButton:hover {{ background: palette(alternate-base); }}"
+            f" QPushButton:disabled {{ color: palette(mid); border-left-color: palette(mid); }}")
