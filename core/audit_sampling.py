@@ -15,7 +15,7 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 from core.audit_store import AuditStore
 from core.audits import AUDIT_KINDS, BASELINE_AUDIT, EDGE_AUDIT, POPULATIONS, STRATA, Audit, AuditItem, \
-    check_person_name, sample_fingerprint
+    blind_by_default, check_person_name, sample_fingerprint
 from core.errors import AuditError
 from core.metrics import diff_edges
 from core.model import LANGUAGES
@@ -147,11 +147,13 @@ def sample_questions(ws: Workspace, size_programs: int | None, seed: int, *, spl
 def new_audit(ws: Workspace, name: str, *, kind: str = EDGE_AUDIT, population: str = "truth", model: str = "",
               size: int | None = None, margin: float | None = None, confidence: float = 0.95, seed: int = 0,
               strata: Sequence[str] | None = None, split: str | None = None, languages: Sequence[str] = (),
-              annotators: Sequence[str] = (), modes: Iterable[str] = MODES) -> tuple[Audit, list[AuditItem]]:
+              annotators: Sequence[str] = (), modes: Iterable[str] = MODES,
+              blind: bool | None = None) -> tuple[Audit, list[AuditItem]]:
     """An audit and its sampled items, not stored (`create_audit` stores them). An edge audit samples
     `size` edges, or as many as `margin` needs at `confidence`; a baseline audit samples `size` programs
     (all of them when None) and asks every question of each. `strata` defaults to STRATA for an edge
-    audit and to (language, repo) for a baseline audit."""
+    audit and to (language, repo) for a baseline audit; `blind` (hide classes, models and scores from the
+    annotators) defaults to `blind_by_default`."""
     modes = tuple(sorted(set(modes)))
     _check_options(name, kind, population, model, size, margin, confidence, languages, annotators, modes)
     if kind == BASELINE_AUDIT:
@@ -166,7 +168,8 @@ def new_audit(ws: Workspace, name: str, *, kind: str = EDGE_AUDIT, population: s
         items = stratified_sample(candidates, wanted, seed, strata)
     items = [replace(item, audit=name) for item in items]
     audit = Audit(name, kind, population, model, seed, len(items), size, margin, confidence, strata, split,
-                  tuple(languages), modes, population_size, tuple(annotators), sample_fingerprint(items))
+                  tuple(languages), modes, population_size, tuple(annotators), sample_fingerprint(items),
+                  blind=blind_by_default(kind, population) if blind is None else bool(blind))
     return audit, items
 
 

@@ -194,11 +194,11 @@ def _audit_row(audit: Audit) -> dict:
             "confidence": audit.confidence, "strata": json.dumps(audit.strata), "split": audit.split,
             "languages": json.dumps(audit.languages), "modes": json.dumps(audit.modes),
             "population_size": audit.population_size, "annotators": json.dumps(audit.annotators),
-            "fingerprint": audit.fingerprint, "created_at": audit.created_at or now_iso()}
+            "fingerprint": audit.fingerprint, "created_at": audit.created_at or now_iso(), "blind": int(audit.blind)}
 
 
 def _audit(r: dict) -> Audit:
     lists = {key: tuple(json.loads(r[key] or "[]")) for key in ("strata", "languages", "modes", "annotators")}
     return Audit(r["name"], r["kind"], r["population"], r["model"], r["seed"], r["size"], r["requested_size"],
                  r["margin"], r["confidence"], lists["strata"], r["split"], lists["languages"], lists["modes"],
-                 r["population_size"], lists["annotators"], r["fingerprint"], r["created_at"])
+                 r["population_size"], lists["annotators"], r["fingerprint"], r["created_at"], bool(r.get("blind")))

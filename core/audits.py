@@ -64,6 +64,7 @@ class Audit:
     annotators: tuple[str, ...] = ()
     fingerprint: str = ""  # identifies the sample: equal in two workspaces only for the same items
     created_at: str = ""
+    blind: bool = False  # annotators see no edge class, model or score of an edge until they judge it
 
     def __post_init__(self) -> None:
         if self.kind not in AUDIT_KINDS:
@@ -161,9 +162,22 @@ def final_verdicts(labels: Mapping[EdgeRef, Mapping[str, str]],
     return finals
 
 
-def label_fits(item: AuditItem, label: str) -> bool:
-    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs)."""
-    return label != "not_exercised" or item.edge_class == "FP"
+def label_fits(item: AuditItem, label: str, everywhere: bool = False) -> bool:
+    """"not_exercised" says the ground truth missed a real call, so it only fits edges outside the truth (FPs),
+    unless it is offered on every edge (`everywhere`, see `not_exercised_everywhere`)."""
+    return everywhere or label != "not_exercised" or item.edge_class == "FP"
+
+
+def not_exercised_everywhere(audit: Audit, items: Iterable[AuditItem]) -> bool:
+    """Whether "not_exercised" fits every edge of the audit: in a blind audit with any FP, refusing it on the
+    edges of the ground truth would tell the annotator their class."""
+    return audit.blind and any(item.edge_class == "FP" for item in items)
+
+
+def blind_by_default(kind: str, population: str) -> bool:
+    """Truth audits are blind unless asked otherwise: an annotator told an edge was missed by a model is
+    biased towards the model."""
+    return kind == EDGE_AUDIT and population == "truth"
 
 
 def disagreements(labels: Mapping[EdgeRef, Mapping[str, str]]) -> list[EdgeRef]:

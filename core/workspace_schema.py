@@ -111,5 +111,11 @@ def m007_prompt_wording(db):
     db["predictions"].add_column("prompt_wording", str, not_null_default="")
 
 
+@MIGRATIONS()
+def m008_blind_audits(db):
+    """Whether an audit hides the edge class, models and scores from its annotators; older audits did not."""
+    db["audits"].add_column("blind", int, not_null_default=0)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

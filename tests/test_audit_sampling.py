@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from core.audit_sampling import allocate, create_audit, new_audit, population_edges, sample_questions, \
     sample_size_for_margin, stratified_sample
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, STRATA
+from core.audits import BASELINE_AUDIT, STRATA, label_fits, not_exercised_everywhere
 from core.errors import AuditError
 from core.indexing import open_dataset
 from core.normalise import MODES, normalise_edges
@@ -273,3 +274,35 @@ def test_created_audit_round_trips_and_matches_across_workspaces(ws, tmp_path):
         assert again.fingerprint == created.fingerprint
         assert AuditStore(other).items("spot") == items
         assert create_audit(other, "spot-2", **{**options, "seed": 100}).fingerprint != created.fingerprint
+
+
+def test_truth_audits_are_blind_by_default_and_blindness_is_stored(ws, tmp_path, capsys):
+    from core.audit_sampling import create_audit
+    from tests.cli_run import run
+
+    assert create_audit(ws, "truth", size=5, seed=1).blind
+    assert not create_audit(ws, "fps", size=5, seed=1, population="fp", model="illustrative-weak").blind
+    assert create_audit(ws, "fps-blind", size=5, seed=1, population="fp", model="illustrative-weak", blind=True).blind
+    assert not create_audit(ws, "truth-open", size=5, seed=1, blind=False).blind
+    store = AuditStore(ws)
+    assert {a.name: a.blind for a in store.audits()} == {"truth": True, "fps": False, "fps-blind": True,
+                                                          "truth-open": False}
+    # "real, not exercised" is offered for every edge of a blind audit: refusing it would tell the class
+    assert not_exercised_everywhere(store.get("fps-blind"), store.items("fps-blind"))
+    assert not not_exercised_everywhere(store.get("fps"), store.items("fps"))  # not blind
+    assert not not_exercised_everywhere(store.get("truth"), store.items("truth"))  # no FP: refused on every edge
+    truth_edge = replace(store.items("fps")[0], edge_class="TP")
+    assert label_fits(truth_edge, "not_exercised", True) and not label_fits(truth_edge, "not_exercised")
+
+    path = tmp_path / "cli.sqlite"
+    code, out, _ = run(capsys, "audit", "new", "mixed", "--size", "30", "--population", "all", "--model",
+                       "illustrative-weak", "--blind", "--workspace", path)
+    assert code == 0 and "blind" in out
+    code, out, _ = run(capsys, "audit", "items", "mixed", "--annotator", "ann", "--workspace", path)
+    assert code == 0 and not any(cls in out.split() for cls in ("TP", "FP", "FN"))  # not before a verdict
+    code, out, _ = run(capsys, "audit", "verdict", "mixed", "1", "not_exercised", "--annotator", "ann",
+                       "--workspace", path)
+    assert code == 0
+    code, out, _ = run(capsys, "audit", "items", "mixed", "--annotator", "ann", "--workspace", path)
+    first = out.splitlines()[0].split()
+    assert first[3] in ("TP", "FP", "FN")  # shown once judged

@@ -129,7 +129,7 @@ def test_a_dispute_is_settled_with_the_keyboard(window, state, bob_path, qtbot, 
     assert AuditStore(state.workspace).adjudications("spot") == {}
 
     qtbot.keyClicks(panel.adjudicator_edit, "carol")
-    qtbot.keyClick(panel.adjudicator_edit, Qt.Key.Key_Tab)
+    qtbot.keyClick(panel.adjudicator_edit, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)  # up to the reason
     qtbot.keyClicks(panel.reason_edit, "main() calls it 2 times")  # digits are text here, not verdict keys
     assert panel.reason_edit.text() == "main() calls it 2 times" and panel.chosen_label() == "correct"
     with qtbot.waitSignal(panel.settled) as settled:
@@ -238,7 +238,7 @@ def test_a_baseline_audit_has_no_agreement_tabs_and_the_audit_combo_switches(win
         qtbot.keyClick(results, Qt.Key.Key_F5)
     keys = {(group, name): k for group, name, k in results.keyboard_dialog().rows}
     assert keys[("Results", "Refresh")] == "F5" and keys[("View", "3 Disagreements")] == "Ctrl+3"
-    assert keys[("Disagreements", "Settle the selected disagreement")] == "Ctrl+Enter"
+    assert keys[("Disagreements", "Settle the selected disagreement (Enter in the reason)")] == "Ctrl+Enter"
 
 
 def test_smoke_renders_every_tab(window, bob_path, qtbot, tmp_path):

@@ -1,10 +1,11 @@
 """Spot-check audits in the window: a new audit made in the dialog, 100 edges judged with the keys
 alone, undo, notes, moving about, resuming, annotators kept apart, and the evidence shown."""
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
 from core.audit_sampling import create_audit, sample_size_for_margin
 from core.audit_store import AuditStore
@@ -210,7 +211,7 @@ def test_real_not_exercised_is_only_for_edges_the_truth_lacks(window, store, qtb
 
 
 def test_the_evidence_shows_the_call_sites_and_what_the_trace_saw(window, state, store, qtbot):
-    audit_window = open_audit(window, qtbot, "evidence", "ana", population="truth")
+    audit_window = open_audit(window, qtbot, "evidence", "ana", population="truth", blind=False)
     evidence = audit_window.evidence
     row, sites = next((row, sites) for row, item in enumerate(audit_window.items)
                       for sites in [_call_sites(evidence, item)] if sites)
@@ -338,7 +339,7 @@ def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtb
     from core.audit_store import AuditStore
 
     state = window.state
-    create_audit(state.workspace, "private", size=5, seed=2)
+    create_audit(state.workspace, "private", size=5, seed=2, blind=False)  # the main window follows it
     store = AuditStore(state.workspace)
     first = store.items("private")[0]
     store.give_verdict("private", first.ref, "bob", "wrong", "bob's note")
@@ -355,7 +356,34 @@ def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtb
     assert state.detail().verdicts[(first.caller, first.callee)].auditor == "ann"  # the newest of anyone's
 
 
-def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(window, qtbot, tmp_path):
+def menu_action(window, menu_title, text):
+    """The QAction a person picks in the window's menu bar (`menu_title` ▸ `text`, without the &s)."""
+    menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == menu_title)
+    return next(a for a in menu.actions() if a.text().replace("&", "") == text)
+
+
+def pick_file_when_asked(qtbot, path, seen):
+    """Fill in the file dialog the next action opens, as a person does: in the folder it opens on, type the
+    file's name and click Open."""
+    def fill_in():
+        dialog = QApplication.activeModalWidget()
+        try:
+            assert isinstance(dialog, QFileDialog), dialog
+            seen["caption"] = dialog.windowTitle()
+            assert Path(dialog.directory().path()) == path.parent
+            qtbot.keyClicks(dialog.findChild(QLineEdit, "fileNameEdit"), path.name)
+            buttons = dialog.findChild(QDialogButtonBox)
+            qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Open), Qt.MouseButton.LeftButton)
+        finally:
+            if dialog is not None and dialog.isVisible():
+                seen["left open"] = dialog.selectedFiles()
+                dialog.reject()
+
+    QTimer.singleShot(0, fill_in)
+
+
+@pytest.mark.parametrize("how", ["menu", "shortcut"])
+def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(window, qtbot, tmp_path, how):
     from core.indexing import open_dataset
     from resources import DEMO_DATASET
 
@@ -371,13 +399,52 @@ def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(w
             store.give_verdict("pair", item.ref, "ann", "correct")
             AuditStore(bob_ws).give_verdict("pair", item.ref, "bob", "wrong" if n == 0 else "correct")
     assert ("Audit", "Merge Workspace", "Ctrl+Shift+M") in window.keyboard_dialog().rows
-    job = window.audits.merge_workspace(bob_path)
-    with qtbot.waitSignal(job.signals.finished):
-        pass
-    qtbot.waitUntil(lambda: ("pair", "results") in window.audits.windows)
+    seen = {}
+    pick_file_when_asked(qtbot, bob_path, seen)
+    if how == "menu":
+        menu_action(window, "Audit", "Merge Workspace…").trigger()
+    else:
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        press(window, qtbot, Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert seen == {"caption": "Merge another annotator's workspace"}
+    qtbot.waitUntil(lambda: ("pair", "results") in window.audits.windows, timeout=20_000)
     results = window.audits.windows[("pair", "results")]
     assert results.merge_pane.isVisible()
     assert store.labels("pair")[items[0].ref] == {"ann": "correct", "bob": "wrong"}
-    qtbot.waitUntil(lambda: results.report is not None and results.report.agreement is not None)
+    qtbot.waitUntil(lambda: results.report is not None and results.report.agreement is not None, timeout=20_000)
     assert results.report.agreement.overall.items == 6 and len(results.report.disagreements) == 1
     results.close()
+
+
+def test_an_audit_window_that_cannot_open_says_why_in_the_window(window, qtbot, monkeypatch):
+    """Another process holds the workspace's write lock past the wait: the window says so, no traceback."""
+    from core.workspace_db import connect
+
+    state = window.state
+    create_audit(state.workspace, "locked", size=5, seed=1)
+    conn = state.workspace.db.conn  # the window's connection gives up after 0.3 s, not the default 60 s
+    conn.lock_wait = 0.3
+    conn.execute("pragma busy_timeout = 300")
+    holder = connect(state.workspace.path)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        def choose():
+            dialog = QApplication.activeModalWidget()
+            dialog.annotator_combo.setEditText("")
+            qtbot.keyClicks(dialog.annotator_combo.lineEdit(), "newcomer")  # a new annotator: a write
+            qtbot.keyClick(dialog.annotator_combo, Qt.Key.Key_Return)
+
+        QTimer.singleShot(0, choose)
+        menu_action(window, "Audit", "Continue Audit…").trigger()
+        qtbot.waitUntil(lambda: window.findChild(QMessageBox, "audit_failure") is not None)
+    finally:
+        holder.rollback()
+        holder.close()
+    box = window.findChild(QMessageBox, "audit_failure")
+    assert box.windowTitle() == "Audit locked did not open"
+    assert "busy: another process kept the workspace locked" in box.informativeText()
+    assert not box.detailedText()  # an expected failure: the message says it all, no traceback
+    assert window.statusBar().currentMessage().startswith("Audit locked did not open: ")
+    assert ("locked", "newcomer") not in window.audits.windows
+    box.close()

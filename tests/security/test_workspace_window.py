@@ -101,7 +101,7 @@ def test_after_every_file_dialog_lists_the_workspace_folder_cli_commands_leave_t
     assert posix_locks(path, os.getpid()), "the window's connection holds a lock on the workspace"
     filters = "Workspaces (*.sqlite *.db);;All files (*)"
     dialogs = {  # the merge action opens in the workspace folder; every other dialog is one of the helpers
-        "merge": window.audits.merge_workspace,
+        "merge": window.audits.ask_merge,
         "open file": lambda: open_file_name(window, "Open", folder, filters),
         "open files": lambda: open_file_names(window, "Open", folder, "All files (*)"),
         "save file": lambda: save_file_name(window, "Save", str(path.parent / "new.sqlite"), filters),

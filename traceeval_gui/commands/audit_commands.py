@@ -5,6 +5,7 @@ Items are numbered from 1 in the order annotators see them.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from core.audit_reports import audit_report
 from core.audit_sampling import create_audit
 from core.audit_store import AuditStore
 from core.audits import AUDIT_KINDS, BASELINE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
-    human_model_name, label_fits, population_phrase
+    human_model_name, label_fits, not_exercised_everywhere, population_phrase
 from core.baseline import refresh_baseline_predictions
 from core.errors import UsageError
 from core.scoring import parse_languages
@@ -66,6 +67,9 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
                      help="programs to sample from (default all)")
     new.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
     new.add_argument("--annotators", default="", help="comma-separated annotator names")
+    new.add_argument("--blind", action=argparse.BooleanOptionalAction, default=None,
+                     help="hide each edge's class, the models and scores from annotators until they judge it "
+                          "(default: blind for a ground-truth audit)")
     modes_args(new)
     new.set_defaults(handler=new_audit)
 
@@ -150,7 +154,7 @@ def new_audit(args) -> int:
             ws, args.name, kind=args.kind, population=args.population, model=args.model, size=args.size,
             margin=args.margin, confidence=args.confidence, seed=args.seed, strata=strata,
             split=None if args.split == "all" else args.split, languages=parse_option(parse_languages, args.languages),
-            annotators=annotators, modes=modes_from(args))
+            annotators=annotators, modes=modes_from(args), blind=args.blind)
         print(f"created audit {audit.name!r}: {describe(audit)}")
         print(f"fingerprint {audit.fingerprint} (another workspace given the same options gets the same sample)")
         who = "--annotator NAME"
@@ -183,7 +187,8 @@ def list_items(args) -> int:
         for item in store.items(audit.name):
             what = f"{item.caller} → {item.callee}" if item.callee else f"which functions does {item.caller} call?"
             label = mine.get(item.position, "")
-            print(f"{item.position + 1:>4}  {item.language:<10} {item.instance_id:<24} {item.edge_class:<5} "
+            shown = "" if audit.blind and args.annotator and not label else item.edge_class  # blind until judged
+            print(f"{item.position + 1:>4}  {item.language:<10} {item.instance_id:<24} {shown:<5} "
                   f"{what}{'  [' + label + ']' if label else ''}")
     return 0
 
@@ -280,7 +285,7 @@ def describe(audit: Audit) -> str:
     else:
         what = f"{audit.size} of {audit.population_size} {population_phrase(audit.population, audit.model)}"
     strata = ", ".join(s.replace("_", " ") for s in audit.strata) or "nothing"
-    return f"{what} (seed {audit.seed}, stratified by {strata})"
+    return f"{what} (seed {audit.seed}, stratified by {strata}{', blind' if audit.blind else ''})"
 
 
 def _progress_line(store: AuditStore, audit: Audit) -> str:
@@ -300,7 +305,7 @@ def _own_labels(store: AuditStore, audit: Audit, annotator: str) -> dict[int, st
 
 def _fitting_item(store: AuditStore, name: str, position: int, label: str) -> AuditItem:
     item = _item(store, name, position)
-    if not label_fits(item, label):
+    if not label_fits(item, label, not_exercised_everywhere(store.get(name), store.items(name))):
         raise UsageError(f"item {position} is in the ground truth ({item.edge_class}): not_exercised only fits "
                          "edges the ground truth lacks (false positives)")
     return item

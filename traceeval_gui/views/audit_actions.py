@@ -7,11 +7,14 @@ annotator's name is remembered in the window's settings, when it has any.
 """
 from __future__ import annotations
 
+import logging
+import sqlite3
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, \
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, QMessageBox, \
     QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from traceeval_gui.app_state import AppState
     from traceeval_gui.views.main_window import MainWindow
 
+log = logging.getLogger(__name__)
 ANNOTATOR_SETTING, AUDIT_SETTING = "audit/annotator", "audit/last"
 NO_AUDITS = "No audits in this workspace yet: Audit ▸ New Audit (Ctrl+Shift+N) starts one"
 
@@ -150,7 +154,7 @@ class AuditActions(QObject):
                                       "Go on with an audit where you left it, under your name")
         self.results_action = action(window, "Audit &Results…", self.ask_results, "Ctrl+Shift+R",
                                      "Agreement, disputes and corrected scores of an audit")
-        self.merge_action = action(window, "&Merge Workspace…", self.merge_workspace, "Ctrl+Shift+M",
+        self.merge_action = action(window, "&Merge Workspace…", self.ask_merge, "Ctrl+Shift+M",
                                    "Bring in another annotator's audits, verdicts and answers from their workspace")
         for item in self.actions:
             item.setEnabled(False)
@@ -203,19 +207,24 @@ class AuditActions(QObject):
             return None
         return self.open_results(dialog.audit_name)
 
-    def merge_workspace(self, path: str | Path | None = None) -> MergeWorkspaceJob | None:
-        """Merge another workspace file (asked for when not given) in the background; then the results
-        of the merged audit open with what the merge did, so agreement and disagreements are one look away."""
+    def ask_merge(self) -> MergeWorkspaceJob | None:
+        """Ask for another annotator's workspace file and merge it (`merge_workspace`)."""
         if self.state.workspace is None:
             return self._say("Open a dataset first")
-        if path is None:
-            path = open_file_name(self.window, "Merge another annotator's workspace",
-                                  str(self.state.workspace.path.parent), "Workspaces (*.sqlite *.db);;All files (*)")
-            if not path:
-                return None
+        path = open_file_name(self.window, "Merge another annotator's workspace",
+                              str(self.state.workspace.path.parent), "Workspaces (*.sqlite *.db);;All files (*)")
+        return self.merge_workspace(path) if path else None
+
+    def merge_workspace(self, path: str | Path) -> MergeWorkspaceJob | None:
+        """Merge the workspace file `path` in the background; then the results of the merged audit open with
+        what the merge did, so agreement and disagreements are one look away."""
+        if self.state.workspace is None:
+            return self._say("Open a dataset first")
+        if not isinstance(path, (str, Path)) or not str(path):  # never a signal's `checked` flag taken for a path
+            raise TypeError(f"merge_workspace needs a workspace file, got {path!r}")
         job = MergeWorkspaceJob(self.state.workspace.path, path)
         job.signals.finished.connect(self._on_merge_job_finished)
-        job.signals.failed.connect(lambda message: self._say(f"Merge failed: {message}"))
+        job.signals.failed.connect(lambda message: self._fail("Merge failed", message))
         self._say(f"Merging {Path(path).name}…")
         self.state.jobs.start(job)
         return job
@@ -247,10 +256,14 @@ class AuditActions(QObject):
         key = (audit_name, annotator)
         if key in self.windows:
             return self._raise(self.windows[key])
-        if audit.kind == BASELINE_AUDIT:
-            window = BaselineWindow(self.state, audit_name, annotator, self.window)
-        else:
-            window = AuditWindow(self.state, audit_name, annotator, self.window)
+        kind = BaselineWindow if audit.kind == BASELINE_AUDIT else AuditWindow
+        try:
+            window = kind(self.state, audit_name, annotator, self.window)
+        except Exception as error:  # noqa: BLE001 - whatever stops the window, the user is told, with the detail
+            log.exception("the audit window for %s (%s) did not open", audit_name, annotator)
+            expected = isinstance(error, (TraceEvalError, sqlite3.Error, OSError))
+            return self._fail(f"Audit {audit_name} did not open", str(error) or type(error).__name__,
+                              "" if expected else traceback.format_exc())
         return self._keep(key, window)
 
     # -- the results window ---------------------------------------------------------------
@@ -278,6 +291,18 @@ class AuditActions(QObject):
 
     def _say(self, message: str) -> None:
         self.window.statusBar().showMessage(message, 6000)
+
+    def _fail(self, title: str, message: str, detail: str = "") -> None:
+        """A failure, said in the status bar and in a (non-blocking) message box whose text can be copied."""
+        self.window.statusBar().showMessage(f"{title}: {message.splitlines()[0] if message else ''}", 0)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, f"{title}.", QMessageBox.StandardButton.Close, self.window)
+        box.setInformativeText(message)
+        if detail:
+            box.setDetailedText(detail)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setObjectName("audit_failure")
+        box.open()
 
     # -- settings -------------------------------------------------------------------------
     def _remembered(self, key: str) -> str:

@@ -13,7 +13,7 @@ import html
 from dataclasses import dataclass
 from typing import Iterable
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -33,6 +33,7 @@ CALL_SITE_MARK = QColor("#b26a00")
 CLASS_TITLES = {"TP": "in the ground truth, found by the model", "FP": "predicted, not in the ground truth",
                 "FN": "in the ground truth, missed by the model", "truth": "ground-truth edge"}
 NO_TRACE = "No trace run yet (Trace ▸ Trace This Program, F5, in the main window)"
+BLIND_NOTE = "class hidden until your verdict (blind audit)"
 NOT_DEFINED = "not defined in the program (a library call, or a hallucinated name)"
 
 
@@ -147,6 +148,11 @@ class AuditEvidencePanel(QWidget):
         layout.addWidget(self.trace_label)
         layout.addWidget(self.splitter, 1)
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            restyle(self.caller_title, self.callee_title, self.caller_message, self.callee_message)
+        super().changeEvent(event)
+
     def forget(self, instance_key: str | None = None) -> None:
         """Drop loaded programs (one, or all): a new trace run or a reopened workspace."""
         if instance_key is None or (self.detail is not None and self.detail.instance.key == instance_key):
@@ -154,11 +160,13 @@ class AuditEvidencePanel(QWidget):
         if instance_key is None:
             self._loader.clear()
 
-    def show_item(self, ws: Workspace, item: AuditItem, model: str = "") -> None:
+    def show_item(self, ws: Workspace, item: AuditItem, model: str = "", reveal: bool = True) -> None:
+        """Show `item`'s evidence; `reveal` False keeps its class and model out of sight (a blind audit, before
+        the annotator's verdict): the code, call sites and trace are the same either way."""
         self.item = item
         if self.detail is None or self.detail.instance.key != item.instance_key or self.detail.model != (model or None):
             self.detail = self._loader.load(ws, item.instance_key, model or None, (model,) if model else ())
-        self.header_label.setText(header_html(item))
+        self.header_label.setText(header_html(item, model if reveal else None))
         if self.detail is None:
             self.finding = None
             self.trace_label.setText(f"<span style='color:#c62828'>Program {html.escape(item.instance_key)} is not "
@@ -205,18 +213,34 @@ class AuditEvidencePanel(QWidget):
         pages.setCurrentIndex(1)
 
 
-def header_html(item: AuditItem) -> str:
+def header_html(item: AuditItem, model: str | None = "") -> str:
+    """The edge, its class (against `model`; None: the class is hidden) and where it comes from."""
+    language = LANGUAGE_TITLES.get(item.language, item.language)
+    where = (f"program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;{html.escape(language)}"
+             f"&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}")
+    edge = (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "
+            f"<code>{html.escape(item.callee)}</code></div>")
+    if model is None:
+        return (f"{edge}<div style='margin-top:4px'><span style='color:{MUTED_TEXT}'>{BLIND_NOTE}</span>"
+                f"&nbsp;&nbsp;·&nbsp;&nbsp;{where}</div>")
     style = EDGE_STYLES.get(item.edge_class)
     colour = style.colour if style is not None else "#455a64"
     chip = (f"<span style='background-color:{colour}; color:#ffffff; font-weight:600'>&nbsp;"
             f"{html.escape(item.edge_class or '?')}&nbsp;</span>")
     title = CLASS_TITLES.get(item.edge_class, item.edge_class)
-    language = LANGUAGE_TITLES.get(item.language, item.language)
-    return (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "
-            f"<code>{html.escape(item.callee)}</code></div>"
-            f"<div style='margin-top:4px'>{chip}&nbsp; <span style='color:{colour}'>{html.escape(title)}</span>"
-            f"&nbsp;&nbsp;·&nbsp;&nbsp;program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;"
-            f"{html.escape(language)}&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}</div>")
+    if model and item.edge_class in ("TP", "FP", "FN"):
+        title = title.replace("the model", model)
+    return (f"{edge}<div style='margin-top:4px'>{chip}&nbsp; <span style='color:{colour}'>{html.escape(title)}</span>"
+            f"&nbsp;&nbsp;·&nbsp;&nbsp;{where}</div>")
+
+
+def restyle(*widgets: QWidget) -> None:
+    """Set the widgets' style sheets again: palette(...) in a style sheet is read when it is set, so this makes
+    their colours follow a new (dark or light) application palette."""
+    for widget in widgets:
+        sheet = widget.styleSheet()
+        widget.setStyleSheet("")
+        widget.setStyleSheet(sheet)
 
 
 def _sites_note(sites: list[int], seen: bool | None) -> str:
@@ -241,8 +265,8 @@ def _section_label() -> QLabel:
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setContentsMargins(10, 5, 10, 5)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long Java names clip, not widen
-    label.setStyleSheet("QLabel { background: #eef0f3; border-top: 1px solid #dcdfe4; "
-                        "border-bottom: 1px solid #dcdfe4; }")
+    label.setStyleSheet("QLabel { background: palette(alternate-base); border-top: 1px solid palette(midlight); "
+                        "border-bottom: 1px solid palette(midlight); }")
     return label
 
 
@@ -252,7 +276,7 @@ def _message_label() -> QLabel:
     label.setWordWrap(True)
     label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
     label.setContentsMargins(14, 12, 14, 12)
-    label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; background: #ffffff; }}")
+    label.setStyleSheet(f"QLabel {{ color: {MUTED_TEXT}; background: palette(base); }}")
     return label
 
 

@@ -50,7 +50,8 @@ TABS = ("Report", "Agreement", "Disagreements", "Corrected F1")
 EXPORT_FORMATS = (("md", "Markdown", "md"), ("json", "JSON", "json"), ("csv", "CSV (one row per item)", "csv"))
 ERROR_COLOUR = "#c62828"
 PANEL_KEYS = [("Disagreements", "Pick the final verdict: correct, wrong, real not exercised, unsure", "1, 2, 3, 4"),
-              ("Disagreements", "Settle the selected disagreement", "Ctrl+Enter")]
+              ("Disagreements", "Go on to the reason, the adjudicator, Settle", "Tab"),
+              ("Disagreements", "Settle the selected disagreement (Enter in the reason)", "Ctrl+Enter")]
 
 
 class AuditResultsWindow(QMainWindow):
@@ -73,6 +74,7 @@ class AuditResultsWindow(QMainWindow):
         self.setCentralWidget(self._build_content())
         self._build_menus()
         state.dataset_opened.connect(self._on_state_dataset_opened)
+        state.runs_changed.connect(self.disagreements.forget_program)  # a new trace: new evidence
         self._fill_audit_combo()
         self._show_title()
         self.refresh()
@@ -270,6 +272,7 @@ class AuditResultsWindow(QMainWindow):
         self.refresh()  # final verdicts changed: the estimates and the corrected F1 follow
 
     def _on_state_dataset_opened(self) -> None:
+        self.disagreements.evidence.forget()
         self.report = None
         self._fill_audit_combo()
         self.refresh()

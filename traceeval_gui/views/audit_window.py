@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabe
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, EdgeRef, label_fits, population_phrase
+from core.audits import Audit, AuditItem, EdgeRef, label_fits, not_exercised_everywhere, population_phrase
 from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name
-from traceeval_gui.views.audit_evidence import AuditEvidencePanel
+from traceeval_gui.views.audit_evidence import AuditEvidencePanel, restyle
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
 
@@ -37,6 +37,9 @@ VERDICT_TIPS = {
     "unsure": "You cannot tell from the source",
 }
 MENU_TITLES = {"correct": "&Correct", "wrong": "&Wrong", NOT_EXERCISED: "&Real, Not Exercised", "unsure": "&Unsure"}
+BLIND_TITLE = "Blind audit"
+BLIND_TIP = ("Whether a model predicted an edge (its class), the models and their scores stay hidden until you give "
+             "your verdict on it, and the main window does not follow the audit until then, so they cannot sway you")
 DONE_STYLE = "QLabel { background: #e2f2e3; color: #1b5e20; border-bottom: 1px solid #c2e4c4; padding: 8px 12px; }"
 
 
@@ -152,7 +155,11 @@ class AuditWindow(QMainWindow):
         self.annotator = annotator
         self.audit: Audit = self.store.add_annotator(audit_name, annotator)
         self.items = self.store.items(audit_name)
+        self.blind = self.audit.blind
+        self.not_exercised_everywhere = not_exercised_everywhere(self.audit, self.items)
         self.pending_notes: dict[EdgeRef, str] = {}  # notes written before the edge has a verdict
+        self.note_ref: EdgeRef | None = None  # the edge the note field is for (the shown one, unless being written)
+        self._note_edited = False  # the note field's text differs from what is kept for `note_ref`
         self.setWindowTitle(f"Audit {audit_name} — {annotator}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.resize(1400, 900)
@@ -165,6 +172,7 @@ class AuditWindow(QMainWindow):
         self._build_menus()
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         self.note_edit.returnPressed.connect(self._commit_note)
+        self.note_edit.textEdited.connect(self._on_note_edit_text_edited)
         self.note_edit.installEventFilter(self)
         state.runs_changed.connect(self._on_state_runs_changed)
         state.dataset_opened.connect(self._on_state_dataset_opened)
@@ -266,8 +274,9 @@ class AuditWindow(QMainWindow):
 
     def _build_verdict_bar(self) -> QWidget:
         bar = QWidget()
+        self.verdict_bar = bar
         bar.setObjectName("verdict_bar")
-        bar.setStyleSheet("#verdict_bar { background: #f6f7f9; border-top: 1px solid #dcdfe4; }")
+        bar.setStyleSheet("#verdict_bar { background: palette(alternate-base); border-top: 1px solid palette(mid); }")
         self.question_label = QLabel()
         self.question_label.setTextFormat(Qt.TextFormat.RichText)
         self.question_label.setWordWrap(True)
@@ -293,9 +302,10 @@ class AuditWindow(QMainWindow):
         self.next_button = _nav_button("Next   J  ▶", self.next_action)
         note_row = QHBoxLayout()
         note_row.setSpacing(8)
-        note_label = QLabel("&Note:")
-        note_label.setBuddy(self.note_edit)
-        note_row.addWidget(note_label)
+        self.note_label = QLabel("&Note:")
+        self.note_label.setBuddy(self.note_edit)
+        self.note_label.setTextFormat(Qt.TextFormat.PlainText)
+        note_row.addWidget(self.note_label)
         note_row.addWidget(self.note_edit, 1)
         note_row.addSpacing(12)
         note_row.addWidget(self.previous_button)
@@ -348,12 +358,14 @@ class AuditWindow(QMainWindow):
         item = self.current_item
         if item is None:
             return None
-        if not label_fits(item, label):
+        if not label_fits(item, label, self.not_exercised_everywhere):
             self._refuse_not_exercised()
             return None
-        note = self.note_edit.text().strip()
+        note = self.note_edit.text().strip() if self.note_ref == item.ref else self._kept_note(item.ref)
         verdict = self.store.give_verdict(self.audit.name, item.ref, self.annotator, label, note)
         self.pending_notes.pop(item.ref, None)
+        if self.note_ref == item.ref:
+            self._note_edited = self.note_edit.text().strip() != note
         self.model.set_verdict(item.ref, verdict)
         self._show_progress()
         self.verdict_given.emit(verdict)
@@ -366,11 +378,19 @@ class AuditWindow(QMainWindow):
         return verdict
 
     def undo(self) -> Verdict | None:
+        """Take back the newest verdict (or note change); the edge's earlier verdict and note come back into
+        the form, and a note given with a verdict that is taken back stays in the note field."""
+        before = dict(self.verdicts)
         restored = self.store.undo(self.audit.name, self.annotator)
         if restored is None:
             self.statusBar().showMessage("Nothing to undo", 4000)
             return None
         ref = EdgeRef(restored.instance_key, restored.caller, restored.callee)
+        undone = before.get(ref)
+        if restored.cleared and undone is not None and undone.note:
+            self.pending_notes[ref] = undone.note  # kept for the verdict given next
+        if self.note_ref == ref:
+            self._note_edited = False  # the form shows what the edge is back to
         self.model.set_verdict(ref, restored)
         self._show_progress()
         self.verdict_given.emit(restored)
@@ -379,10 +399,11 @@ class AuditWindow(QMainWindow):
             self.select_row(row)
             self._show_current()
         now = LABEL_TITLES[restored.label] if not restored.cleared else "no verdict"
-        self.statusBar().showMessage(f"Undone: {restored.caller} → {restored.callee} is back to {now}", 5000)
+        kept = " (its note is kept in the note field)" if ref in self.pending_notes else ""
+        self.statusBar().showMessage(f"Undone: {restored.caller} → {restored.callee} is back to {now}{kept}", 5000)
         return restored
 
-    def _refuse_not_exercised(self) -> None:
+    def _refuse_not_exercised(self) -> None:  # never in a blind audit: the refusal would tell the class
         self.statusBar().showMessage("“Real, not exercised” is only for edges the ground truth lacks (false "
                                      "positives); this edge is in the ground truth", 5000)
 
@@ -396,39 +417,81 @@ class AuditWindow(QMainWindow):
             self.note_edit.end(False)  # go on writing; Esc brings the stored note back
 
     def _commit_note(self) -> None:
+        """Enter in the note field: keep the note for the edge it was written for, and go back to the list."""
+        self._keep_note()
+        self._bind_note()
+        self.table.setFocus()
+
+    def _keep_note(self) -> None:
+        """Save the note field's text to its edge: with the edge's verdict (a new row, so undo can take it
+        back), or kept until the edge gets one."""
+        ref, text = self.note_ref, self.note_edit.text().strip()
+        if ref is None:
+            return
+        self._note_edited = False
+        number = f"#{self.model.row_of(ref) + 1}"
+        verdict = self.verdicts.get(ref)
+        if verdict is not None:
+            if text != verdict.note:
+                stored = self.store.give_verdict(self.audit.name, ref, self.annotator, verdict.label, text)
+                self.model.set_verdict(ref, stored)
+                self.verdict_given.emit(stored)
+                self.statusBar().showMessage(f"Note saved with your verdict on {number}", 3000)
+        elif text:
+            if text != self.pending_notes.get(ref):
+                self.statusBar().showMessage(f"Note kept for {number}: it is stored with the verdict you give it",
+                                             5000)
+            self.pending_notes[ref] = text
+        else:
+            self.pending_notes.pop(ref, None)
+
+    def _revert_note(self) -> None:
+        self._note_edited = False
+        self._bind_note()
+        self.table.setFocus()
+
+    def _kept_note(self, ref: EdgeRef) -> str:
+        """The note kept for an edge: its verdict's, or one written before the verdict."""
+        verdict = self.verdicts.get(ref)
+        return verdict.note if verdict is not None else self.pending_notes.get(ref, "")
+
+    def _bind_note(self) -> None:
+        """Point the note field at the current edge and show its note, unless a note is being written for
+        another edge: that one stays until Enter, Esc or leaving the field, and then goes to its own edge."""
         item = self.current_item
         if item is None:
             return
-        text = self.note_edit.text().strip()
-        verdict = self.verdicts.get(item.ref)
-        if verdict is not None:
-            if text != verdict.note:
-                stored = self.store.give_verdict(self.audit.name, item.ref, self.annotator, verdict.label, text)
-                self.model.set_verdict(item.ref, stored)
-                self.verdict_given.emit(stored)
-            self.statusBar().showMessage("Note saved", 3000)
-        elif text:
-            self.pending_notes[item.ref] = text
-            self.statusBar().showMessage("Note kept: it is stored with the verdict you give this edge", 5000)
-        else:
-            self.pending_notes.pop(item.ref, None)
-        self.table.setFocus()
+        if self.note_edit.hasFocus() and self.note_ref is not None and (self.note_ref != item.ref or self._note_edited):
+            self._show_note_label()
+            return
+        self.note_ref = item.ref
+        self._note_edited = False
+        self.note_edit.setText(self._kept_note(item.ref))
+        self._show_note_label()
 
-    def _revert_note(self) -> None:
-        self.note_edit.setText(self._shown_note())
-        self.table.setFocus()
+    def _show_note_label(self) -> None:
+        row = self.model.row_of(self.note_ref) if self.note_ref is not None else -1
+        current = self.current_row
+        if row < 0:
+            self.note_label.setText("&Note:")
+        elif row == current:
+            self.note_label.setText(f"&Note on #{row + 1}:")
+        else:  # still writing the note of an edge left behind (judged, or moved away from)
+            self.note_label.setText(f"&Note on #{row + 1} (the edge you wrote it for):")
 
-    def _shown_note(self) -> str:
-        item = self.current_item
-        if item is None:
-            return ""
-        verdict = self.verdicts.get(item.ref)
-        return verdict.note if verdict is not None else self.pending_notes.get(item.ref, "")
+    def _on_note_edit_text_edited(self, _text: str) -> None:
+        self._note_edited = True
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.note_edit and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
-            self._revert_note()
-            return True
+        if watched is self.note_edit:
+            if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+                self._revert_note()
+                return True
+            if event.type() == QEvent.Type.FocusOut:  # nothing written is lost, wherever the focus goes
+                if self._note_edited:
+                    self._keep_note()
+                if event.reason() not in (Qt.FocusReason.ActiveWindowFocusReason, Qt.FocusReason.PopupFocusReason):
+                    self._bind_note()  # left for good (not another window or a menu): back to the shown edge
         return super().eventFilter(watched, event)
 
     # -- moving ---------------------------------------------------------------------------
@@ -462,10 +525,11 @@ class AuditWindow(QMainWindow):
         item = self.current_item
         if item is None:
             return
-        self.evidence.show_item(self.state.workspace, item, self.audit.model)
         verdict = self.verdicts.get(item.ref)
-        self.note_edit.setText(self._shown_note())
-        fp = label_fits(item, NOT_EXERCISED)
+        revealed = not self.blind or verdict is not None
+        self.evidence.show_item(self.state.workspace, item, self.audit.model, reveal=revealed)
+        self._bind_note()
+        fp = label_fits(item, NOT_EXERCISED, self.not_exercised_everywhere)
         self.verdict_actions[NOT_EXERCISED].setEnabled(fp)
         self._refusal_action.setEnabled(not fp)
         self.verdict_buttons[NOT_EXERCISED].setEnabled(fp)
@@ -476,6 +540,8 @@ class AuditWindow(QMainWindow):
         self.question_label.setText(
             f"<b>Edge {item.position + 1} of {len(self.items)}</b> &nbsp;·&nbsp; Is <code>{html.escape(item.caller)}"
             f"</code> → <code>{html.escape(item.callee)}</code> a real call of this program? &nbsp;·&nbsp; {yours}")
+        if not revealed:  # the main window colours the edge by class and shows the models' scores
+            return
         if self.state.instance_key != item.instance_key:
             self.state.select_instance(item.instance_key)
         self.state.select_edge_named(item.caller, item.callee)
@@ -493,8 +559,11 @@ class AuditWindow(QMainWindow):
         self.progress_label.setText(" &nbsp;·&nbsp; ".join(parts))
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(judged)
-        self.who_label.setText(f"<span style='color:{MUTED_TEXT}'>{html.escape(self._describe())}</span> &nbsp; "
-                               f"annotating as <b>{html.escape(self.annotator)}</b>")
+        blind = (f"<b>{BLIND_TITLE}</b> <span style='color:{MUTED_TEXT}'>(class, models and scores shown after your "
+                 "verdict)</span> &nbsp;·&nbsp; " if self.blind else "")
+        self.who_label.setText(f"{blind}<span style='color:{MUTED_TEXT}'>{html.escape(self._describe())}</span> "
+                               f"&nbsp;·&nbsp; annotating as <b>{html.escape(self.annotator)}</b>")
+        self.who_label.setToolTip(BLIND_TIP if self.blind else "")
         done = total > 0 and judged == total
         self.done_label.setText(f"All {total:,} judged — thank you. Your verdicts are saved; you can still revise "
                                 "any of them.")
@@ -502,6 +571,8 @@ class AuditWindow(QMainWindow):
 
     def _describe(self) -> str:
         audit = self.audit
+        if self.blind:  # the population names the model and, for FPs or FNs, every edge's class
+            return f"{audit.name}: {audit.size:,} edges, seed {audit.seed}"
         return (f"{audit.name}: {audit.size:,} of {audit.population_size:,} "
                 f"{population_phrase(audit.population, audit.model)}, seed {audit.seed}")
 
@@ -530,6 +601,9 @@ class AuditWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.state.set_annotator(self.annotator)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            restyle(self.verdict_bar)  # style sheets read palette(...) only when set
+            self._show_current()  # the verdict buttons' styles
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -557,7 +631,7 @@ def _button_style(label: str, chosen: bool) -> str:
     if chosen:
         return (f"QPushButton {{ background: {colour}; color: #ffffff; border: 1px solid {colour}; "
                 "border-radius: 4px; padding: 4px 14px; font-weight: 600; }")
-    return (f"QPushButton {{ background: #ffffff; color: {colour}; border: 1px solid #cfd4da; "
+    return (f"QPushButton {{ background: palette(base); color: {colour}; border: 1px solid palette(mid); "
             f"border-left: 4px solid {colour}; border-radius: 4px; padding: 4px 14px; font-weight: 600; }}"
-            f" QPushButton:hover {{ background: #f1f4f8; }}"
-            f" QPushButton:disabled {{ color: #b0b6bd; border-left-color: #d5d9de; }}")
+            f" QPushButton:hover {{ background: palette(alternate-base); }}"
+            f" QPushButton:disabled {{ color: palette(mid); border-left-color: palette(mid); }}")

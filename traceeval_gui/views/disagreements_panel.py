@@ -1,9 +1,12 @@
 """The disputed edges of an audit and the form that settles them: a final verdict, who decided, why.
 
-Open disputes come first. Settling one stores the adjudication at once (`AuditStore.adjudicate`), shows it in
-its row and moves on to the next open dispute, so a list is settled from the keyboard: 1–4 pick the verdict
-(while the list or a button has focus; in a text field digits are text), Tab to the reason, Ctrl+Enter
-settles. Settling a settled edge again replaces its verdict (the newest adjudication counts).
+Open disputes come first. Under the list, the selected edge's evidence (the audit window's panel: the caller's
+code with its call sites, the callee's definition, the trace) and, beside it, every annotator's verdict with
+their note, then the form. Settling stores the adjudication at once (`AuditStore.adjudicate`), shows it in its
+row and moves on to the next open dispute, so a list is settled from the keyboard: 1–4 pick the verdict
+(while the list or a button has focus; in a text field digits are text) and focus it, Tab goes on to the
+reason, Enter (or Ctrl+Enter anywhere) settles. Tab follows the form top to bottom: verdict, reason,
+adjudicator, Settle. Settling a settled edge again replaces its verdict (the newest adjudication counts).
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -38,6 +42,7 @@ from core.model import LANGUAGE_TITLES
 from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.app_state import AppState
+from traceeval_gui.views.audit_evidence import AuditEvidencePanel
 from traceeval_gui.views.style import MUTED_TEXT
 
 ROW_ROLE = Qt.ItemDataRole.UserRole  # every cell of a row carries its ItemRow
@@ -53,6 +58,30 @@ LABEL_TIPS = {
                    "edges the ground truth lacks)",
     "unsure": "It cannot be told from the source: the edge counts neither way",
 }
+
+
+KEYS_HINT = "Pick a row, 1–4 for the final verdict, Tab to the reason, Enter to settle."
+
+
+def verdicts_html(row: ItemRow) -> str:
+    """Each annotator's verdict on the edge, with their note (or that they left none), one per line."""
+    lines = []
+    for annotator, verdict in row.verdicts.items():
+        colour = VERDICT_COLOURS[verdict.label]
+        note = (f"“{html.escape(verdict.note)}”" if verdict.note
+                else f"<span style='color:{MUTED_TEXT}'>no note</span>")
+        lines.append(f"<tr><td style='padding-right:12px'><b>{html.escape(annotator)}</b></td>"
+                     f"<td style='padding-right:12px; color:{colour}'><b>{html.escape(LABEL_TITLES[verdict.label])}"
+                     f"</b></td><td>{note}</td></tr>")
+    return f"<table cellspacing='0' cellpadding='2'>{''.join(lines)}</table>"
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
 
 
 def edge_text(row: ItemRow) -> str:
@@ -94,6 +123,7 @@ class DisagreementsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the list for the form, not the next cell
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setWordWrap(False)
         self.table.setShowGrid(False)
@@ -103,14 +133,19 @@ class DisagreementsPanel(QWidget):
         self.table.horizontalHeader().setHighlightSections(False)
         self.table.currentCellChanged.connect(self._on_table_current_changed)
 
+        self.evidence = AuditEvidencePanel()
         self.detail_label = QLabel()
         self.detail_label.setTextFormat(Qt.TextFormat.RichText)
         self.detail_label.setWordWrap(True)
         self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdicts_label = QLabel()  # every annotator's verdict and note
+        self.verdicts_label.setTextFormat(Qt.TextFormat.RichText)
+        self.verdicts_label.setWordWrap(True)
+        self.verdicts_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label_group = QButtonGroup(self)
         self.label_buttons: dict[str, QRadioButton] = {}
-        labels_row = QHBoxLayout()
-        labels_row.setSpacing(18)
+        labels_row = QVBoxLayout()
+        labels_row.setSpacing(4)
         for number, label in enumerate(LABELS, start=1):
             button = QRadioButton(f"{number}  {LABEL_TITLES[label]}")
             button.setToolTip(f"{LABEL_TIPS[label]} (key {number})")
@@ -119,13 +154,12 @@ class DisagreementsPanel(QWidget):
             self.label_group.addButton(button, number)
             self.label_buttons[label] = button
             labels_row.addWidget(button)
-        labels_row.addStretch(1)
         self.adjudicator_edit = QLineEdit()
         self.adjudicator_edit.setPlaceholderText("who decides (required)")
         self.adjudicator_edit.setMaximumWidth(260)
         self.adjudicator_edit.setText(self._remembered_adjudicator())
         self.reason_edit = QLineEdit()
-        self.reason_edit.setPlaceholderText("why this verdict (Enter or Ctrl+Enter settles)")
+        self.reason_edit.setPlaceholderText("why this verdict (Enter settles)")
         self.reason_edit.setClearButtonEnabled(True)
         self.reason_edit.returnPressed.connect(self.settle)
         self.settle_button = QPushButton("Settle")
@@ -141,26 +175,46 @@ class DisagreementsPanel(QWidget):
         form.setHorizontalSpacing(12)
         form.setVerticalSpacing(8)
         form.addRow("Final verdict:", labels_row)
+        reason_label = QLabel("&Reason:")
+        reason_label.setBuddy(self.reason_edit)
+        form.addRow(reason_label, self.reason_edit)
         adjudicator_label = QLabel("&Adjudicator:")
         adjudicator_label.setBuddy(self.adjudicator_edit)
         form.addRow(adjudicator_label, self.adjudicator_edit)
-        reason_row = QHBoxLayout()
-        reason_row.addWidget(self.reason_edit, 1)
-        reason_row.addSpacing(8)
-        reason_row.addWidget(self.settle_button)
-        reason_label = QLabel("&Reason:")
-        reason_label.setBuddy(self.reason_edit)
-        form.addRow(reason_label, reason_row)
+        settle_row = QHBoxLayout()
+        settle_row.addStretch(1)
+        settle_row.addWidget(self.settle_button)
 
         self.form_frame = QFrame()
         self.form_frame.setObjectName("adjudication_form")
-        self.form_frame.setStyleSheet("#adjudication_form { background: #f6f7f9; border-top: 1px solid #dcdfe4; }")
+        self.form_frame.setMinimumWidth(380)
         form_layout = QVBoxLayout(self.form_frame)
-        form_layout.setContentsMargins(12, 10, 12, 10)
-        form_layout.setSpacing(8)
+        form_layout.setContentsMargins(14, 10, 14, 10)
+        form_layout.setSpacing(10)
         form_layout.addWidget(self.detail_label)
+        form_layout.addWidget(_heading("Annotators"))
+        form_layout.addWidget(self.verdicts_label)
+        form_layout.addWidget(_heading("Adjudication"))
         form_layout.addLayout(form)
+        form_layout.addLayout(settle_row)
         form_layout.addWidget(self.message_label)
+        form_layout.addStretch(1)
+        self.lower = QSplitter(Qt.Orientation.Horizontal)  # the evidence, and beside it the verdicts and form
+        self.lower.addWidget(self.evidence)
+        self.lower.addWidget(self.form_frame)
+        self.lower.setStretchFactor(0, 3)
+        self.lower.setStretchFactor(1, 2)
+        self.lower.setSizes([820, 560])
+        self.lower.setChildrenCollapsible(False)
+        self.lower.setHandleWidth(6)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.lower)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([200, 600])
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(6)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -169,11 +223,11 @@ class DisagreementsPanel(QWidget):
         top.setContentsMargins(12, 8, 12, 8)
         top.addWidget(self.summary_label, 1)
         layout.addLayout(top)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.form_frame)
-        self.setTabOrder(self.table, self.reason_edit)
-        self.setTabOrder(self.reason_edit, self.settle_button)
-        self.setTabOrder(self.settle_button, self.adjudicator_edit)
+        layout.addWidget(self.splitter, 1)
+        chain = [self.table, *self.label_buttons.values(), self.reason_edit, self.adjudicator_edit,
+                 self.settle_button]
+        for before, after in zip(chain, chain[1:]):  # top to bottom, as laid out
+            self.setTabOrder(before, after)
 
     def _build_actions(self) -> None:
         """Keys that work while focus is anywhere in the panel (digits stay text in the text fields)."""
@@ -207,8 +261,7 @@ class DisagreementsPanel(QWidget):
         self._select(refs.index(selected.item.ref) if kept else 0)
         self.table.blockSignals(False)
         self._show_summary(waiting)
-        self.table.setVisible(bool(self.rows))
-        self.form_frame.setVisible(bool(self.rows))
+        self.splitter.setVisible(bool(self.rows))
         if kept:
             self._show_detail(self.current_row())  # the same edge: keep what is being typed
         else:
@@ -248,6 +301,7 @@ class DisagreementsPanel(QWidget):
                       "edge is in the ground truth", error=True)
             return
         button.setChecked(True)
+        button.setFocus(Qt.FocusReason.ShortcutFocusReason)  # as a click would: Tab goes on to the reason
         self._say("")
 
     def chosen_label(self) -> str | None:
@@ -385,8 +439,7 @@ class DisagreementsPanel(QWidget):
                  else "<b style='color:#2e7d32'>all settled</b>")
         self.summary_label.setText(
             f"<b>{total}</b> edge{'s' if total != 1 else ''} got different labels from different annotators: "
-            f"{state}. <span style='color:{MUTED_TEXT}'>Pick a row, 1–4 for the final verdict, Tab to the "
-            "reason, Ctrl+Enter to settle.</span>")
+            f"{state}. <span style='color:{MUTED_TEXT}'>{KEYS_HINT}</span>")
 
     def _show_form(self, row: ItemRow | None) -> None:
         """The selected edge in the form, its inputs reset to its adjudication (empty while open)."""
@@ -405,18 +458,16 @@ class DisagreementsPanel(QWidget):
         self.form_frame.setEnabled(row is not None)
         if row is None:
             self.detail_label.setText(f"<span style='color:{MUTED_TEXT}'>No disagreement selected.</span>")
+            self.verdicts_label.setText("")
             self.settle_button.setText("Settle")
             return
         item = row.item
+        if self.state.workspace is not None and self.report is not None:
+            self.evidence.show_item(self.state.workspace, item, self.report.audit.model)
         self.label_buttons[NOT_EXERCISED].setEnabled(label_fits(item, NOT_EXERCISED))
-        given = " &nbsp;·&nbsp; ".join(
-            f"{html.escape(a)}: <b style='color:{VERDICT_COLOURS[v.label]}'>{html.escape(LABEL_TITLES[v.label])}</b>"
-            + (f" <i>({html.escape(v.note)})</i>" if v.note else "") for a, v in row.verdicts.items())
-        language = LANGUAGE_TITLES.get(item.language, item.language)
-        lines = [f"<b>Item {item.position + 1}</b> &nbsp;·&nbsp; {html.escape(item.instance_id)} "
-                 f"<span style='color:{MUTED_TEXT}'>({html.escape(language)}, {html.escape(item.edge_class)})</span>"
-                 f" &nbsp;·&nbsp; <code>{html.escape(item.caller)}</code> → <code>{html.escape(item.callee)}</code>",
-                 given]
+        self.verdicts_label.setText(verdicts_html(row))
+        lines = [f"<b>Item {item.position + 1}</b> <span style='color:{MUTED_TEXT}'>of the audit (its edge, class and "
+                 "code at the left)</span>"]
         adjudication = row.adjudication
         if adjudication is not None:
             lines.append(f"<span style='color:{MUTED_TEXT}'>Settled by {html.escape(adjudication.adjudicator)} at "
@@ -443,6 +494,14 @@ class DisagreementsPanel(QWidget):
         self.message_label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR if error else MUTED_TEXT}; }}")
         self.message_label.setText(message)
         self.message_label.setVisible(bool(message))
+
+    # -- following the app ----------------------------------------------------------------
+    def forget_program(self, instance_key: str | None = None) -> None:
+        """A program was traced again (None: the workspace was reopened): its evidence is read afresh."""
+        self.evidence.forget(instance_key)
+        row = self.current_row()
+        if row is not None and (instance_key is None or row.item.instance_key == instance_key):
+            self._show_detail(row)
 
     # -- settings -------------------------------------------------------------------------
     def _remembered_adjudicator(self) -> str:

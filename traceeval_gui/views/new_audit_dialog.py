@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QDialog, QDial
 
 from core.audit_sampling import PROGRAM_STRATA, sample_size_for_margin
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, population_phrase
+from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, \
+    blind_by_default, population_phrase
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.app_state import AppState
 from traceeval_gui.audit_jobs import CreateAuditJob, PopulationJob
@@ -103,6 +104,12 @@ class NewAuditDialog(QDialog):
         self.strata_boxes = {stratum: QCheckBox(STRATUM_TITLES[stratum]) for stratum in STRATA}
         for box in self.strata_boxes.values():
             box.setChecked(True)
+        self.blind_box = QCheckBox("&Blind: hide each edge's class, the models and their scores from annotators "
+                                   "until they judge it")
+        self.blind_box.setToolTip("On by default for ground-truth audits: an annotator told that a model missed "
+                                  "an edge leans towards the model")
+        self.blind_box.setChecked(blind_by_default(EDGE_AUDIT, "truth"))
+        self._blind_chosen = False  # the user set it: changing the population no longer does
         self.annotators_edit = QLineEdit(annotator)
         self.annotators_edit.setPlaceholderText("e.g. ana, bo (you first: the audit opens for the first name)")
         self.annotators_edit.setToolTip("Comma-separated names; others can join later under their own name")
@@ -129,6 +136,7 @@ class NewAuditDialog(QDialog):
         for box in (*self.language_boxes.values(), *self.strata_boxes.values(), self.size_radio, self.margin_radio):
             box.toggled.connect(self._on_option_changed)
         self.size_spin.valueChanged.connect(self._on_option_changed)
+        self.blind_box.clicked.connect(self._on_blind_box_clicked)
         self.margin_spin.valueChanged.connect(self._on_option_changed)
         self.name_edit.textChanged.connect(self._on_text_edited)
         self.annotators_edit.textChanged.connect(self._on_text_edited)
@@ -158,6 +166,7 @@ class NewAuditDialog(QDialog):
         form.addRow("Sample size:", sample)
         form.addRow("S&eed:", self.seed_spin)
         form.addRow("Stratify by:", _row(*self.strata_boxes.values()))
+        form.addRow("Annotators see:", self.blind_box)
         form.addRow("&Annotators:", self.annotators_edit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 12)
@@ -209,7 +218,7 @@ class NewAuditDialog(QDialog):
                    "seed": self.seed_spin.value(), "strata": self.strata, "split": self.split,
                    "languages": self.languages, "annotators": parse_names(self.annotators_edit.text())}
         if self.kind == EDGE_AUDIT:
-            options |= {"population": self.population, "model": self.model}
+            options |= {"population": self.population, "model": self.model, "blind": self.blind_box.isChecked()}
         return options
 
     # -- slots ------------------------------------------------------------------------------
@@ -227,8 +236,10 @@ class NewAuditDialog(QDialog):
             self.model_combo.setCurrentIndex(index if index > 0 else 1)
             self.model_combo.blockSignals(False)
         for widget in (self.population_combo, self.model_combo, self.margin_radio, self.margin_spin,
-                       self.margin_unit, self.strata_boxes["edge_class"]):
-            widget.setEnabled(edges)
+                       self.margin_unit, self.strata_boxes["edge_class"], self.blind_box):
+            widget.setEnabled(edges)  # a baseline audit never shows the truth: blind by nature
+        if not self._blind_chosen:
+            self.blind_box.setChecked(blind_by_default(self.kind, self.population))
         if not edges and self.margin_radio.isChecked():
             self.size_radio.setChecked(True)
         self.size_spin.setEnabled(self.size_radio.isChecked())
@@ -236,6 +247,9 @@ class NewAuditDialog(QDialog):
         self.size_unit.setText("edges" if edges else "programs (every question of each)")
         self._hide_error()
         self.summary_label.setText(self.summary())
+
+    def _on_blind_box_clicked(self, _checked: bool) -> None:
+        self._blind_chosen = True
 
     def _on_text_edited(self, _text: str) -> None:
         self._hide_error()
