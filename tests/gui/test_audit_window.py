@@ -448,3 +448,9 @@ def test_an_audit_window_that_cannot_open_says_why_in_the_window(window, qtbot, 
     assert window.statusBar().currentMessage().startswith("Audit locked did not open: ")
     assert ("locked", "newcomer") not in window.audits.windows
     box.close()
+
+
+def test_the_audit_window_opens_within_its_screen(window, qtbot):
+    audit_window = open_audit(window, qtbot, "fits", "ann", population="truth")
+    room = audit_window.screen().availableGeometry()  # offscreen: 800x800, less than the 1400x900 it prefers
+    assert audit_window.width() <= room.width() and audit_window.height() <= room.height()

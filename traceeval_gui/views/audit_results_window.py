@@ -45,6 +45,7 @@ from traceeval_gui.views.disagreements_panel import DisagreementsPanel
 from traceeval_gui.views.file_dialogs import open_file_name, save_file_name
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.window_layout import fit_on_screen
 
 TABS = ("Report", "Agreement", "Disagreements", "Corrected F1")
 EXPORT_FORMATS = (("md", "Markdown", "md"), ("json", "JSON", "json"), ("csv", "CSV (one row per item)", "csv"))
@@ -69,7 +70,7 @@ class AuditResultsWindow(QMainWindow):
         self._again = False  # a refresh was asked for while the job ran
         self._merge_job: MergeWorkspaceJob | None = None
         self._export_folder = Path.home()
-        self.resize(1400, 900)
+        fit_on_screen(self, 1400, 900)
         self._build_actions()
         self.setCentralWidget(self._build_content())
         self._build_menus()

@@ -25,6 +25,7 @@ from traceeval_gui.models.graph_scene import short_name
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel, restyle
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.window_layout import fit_on_screen
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 NOT_EXERCISED = "not_exercised"
@@ -162,7 +163,7 @@ class AuditWindow(QMainWindow):
         self._note_edited = False  # the note field's text differs from what is kept for `note_ref`
         self.setWindowTitle(f"Audit {audit_name} — {annotator}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.resize(1400, 900)
+        fit_on_screen(self, 1400, 900)
 
         self.model = AuditItemTableModel(self.items, self)
         self.table = AuditItemTableView(self.model)

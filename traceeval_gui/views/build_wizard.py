@@ -60,6 +60,7 @@ from traceeval_gui.views.build_pages import (
 from traceeval_gui.views.build_parts import AMBER, GREEN, RED, reason_words
 from traceeval_gui.views.file_dialogs import existing_directory
 from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.window_layout import fit_on_screen
 
 if TYPE_CHECKING:
     from traceeval_gui.views.main_window import MainWindow
@@ -161,7 +162,7 @@ class BuildWizard(QDialog):
 
         self._connect()
         self._restore_settings()
-        self.resize(1180, 760)
+        fit_on_screen(self, 1180, 760)
         self.go_to(REPOSITORY)
 
     # -- wiring ----------------------------------------------------------------------------

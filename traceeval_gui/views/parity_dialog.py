@@ -25,6 +25,7 @@ from traceeval_gui.jobs import Job, Progress
 from traceeval_gui.views.answer_text import WARNING_TEXT
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.trace_text import GREEN
+from traceeval_gui.views.window_layout import fit_on_screen
 
 ERROR_COLOUR = "#c62828"
 NO_RELEASE = ("No TraceEval release to check against. Set your checkout of it in Model ▸ TraceEval Release… "
@@ -72,7 +73,7 @@ class ParityDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.browser, 1)
         layout.addWidget(buttons)
-        self.resize(880, 620)
+        fit_on_screen(self, 880, 620)
         self.check()
 
     def check(self) -> None:

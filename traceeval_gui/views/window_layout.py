@@ -1,8 +1,10 @@
-"""The main window's geometry: the first size (it fits the screen at any scale factor), the default share
-of each pane, and the settings keys the layout is saved under."""
+"""Windows' geometry: the main window's first size (it fits the screen at any scale factor), the default
+share of each pane, the settings keys the layout is saved under, and other windows kept on the screen."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 DEFAULT_SIZE = QSize(1400, 900)  # the size the README's screenshots use
 SCREEN_SHARE = 0.85  # a first window takes this much of a larger screen
@@ -26,6 +28,14 @@ def first_window_geometry(available: QRect) -> QRect:
 
 def _fit(room: int, preferred: int) -> int:
     return min(max(preferred, int(room * SCREEN_SHARE)), int(room * SCREEN_MARGIN))
+
+
+def fit_on_screen(window: QWidget, width: int, height: int) -> None:
+    """Size a window `width` x `height`, or less where its screen's available area (device-independent,
+    so at 150% a 1080p screen offers 1280x720) has less room."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry()
+    window.resize(min(width, int(room.width() * SCREEN_MARGIN)), min(height, int(room.height() * SCREEN_MARGIN)))
 
 
 def programs_width(window_width: int) -> int:
