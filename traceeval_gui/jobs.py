@@ -45,6 +45,9 @@ class Job(QRunnable):
     """One piece of background work. Subclasses implement `work(progress)`."""
 
     title = "working"
+    # False: the job's own window shows its expected failures (a TraceEvalError), so the error log
+    # takes only its bugs
+    logs_expected_failures = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -120,7 +123,9 @@ class JobRunner(QObject):
 
     def _on_job_failed(self, signals: JobSignals, title: str, message: str) -> None:
         job = self._running.get(signals)
-        self.job_failed.emit(title, message, job.failure_detail if job is not None else "")
+        detail = job.failure_detail if job is not None else ""
+        if job is None or detail or job.logs_expected_failures:
+            self.job_failed.emit(title, message, detail)
 
     def _on_job_ended(self, *_args) -> None:
         signals = self.sender()

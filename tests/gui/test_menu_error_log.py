@@ -75,3 +75,15 @@ def test_a_database_error_in_a_slot_is_shown_not_lost(short_lock_wait, window, q
     entry = window.error_log.entries[-1]
     assert "busy" in entry.message and "locked" in entry.message  # WorkspaceBusyError's own words
     assert "create_audit" in entry.detail
+
+
+def test_a_count_the_new_audit_dialog_answers_itself_stays_out_of_the_log(window, state, qtbot):
+    from traceeval_gui.audit_jobs import PopulationJob
+
+    job = PopulationJob(state.workspace.path, "fp", "no-such-model", None, ("python",))
+    with qtbot.waitSignal(job.signals.failed, timeout=20_000) as failed:
+        state.jobs.start(job)
+    assert "unknown model" in failed.args[0]
+    state.jobs.wait()
+    qtbot.wait(50)  # a report would arrive as a queued call
+    assert window.error_log.entries == [] and not window.error_indicator.isVisible()
