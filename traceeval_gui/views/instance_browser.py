@@ -3,7 +3,6 @@ column; pick a program."""
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleSpinBox, QHBoxLayout, QHeaderView, \
     QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
 
@@ -33,7 +32,6 @@ class InstanceBrowserPanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter by id or repository  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self._on_find_shortcut_activated)
         self.language_combo = QComboBox()
         self.language_combo.addItem("All languages", None)
         for language in LANGUAGES:
@@ -202,10 +200,6 @@ class InstanceBrowserPanel(QWidget):
             box.blockSignals(False)
         self._update_f1_filter()
 
-    def _on_find_shortcut_activated(self) -> None:
-        self.filter_edit.setFocus()
-        self.filter_edit.selectAll()
-
     def select_relative(self, step: int) -> bool:
         """Select the program `step` rows below (negative: above) the current one, as shown."""
         rows = self.proxy.rowCount()
@@ -220,7 +214,9 @@ class InstanceBrowserPanel(QWidget):
 
     # -- helpers --------------------------------------------------------------------------
     def focus_filter(self) -> None:
-        self._on_find_shortcut_activated()
+        """Ctrl+F outside the source (the window's Go menu holds the shortcut)."""
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
 
     def set_f1_range(self, low: float, high: float) -> None:
         """Show only programs whose F1 under the current model is within [low, high] percent."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, \
+from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, QProgressBar, \
     QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
@@ -219,7 +219,9 @@ class MainWindow(QMainWindow):
                                  "The next missed or hallucinated edge of model A"))
         go_menu.addAction(action(self, "Previous E&rror Edge", lambda: self._next_error(-1), "Shift+F8"))
         go_menu.addSeparator()
-        go_menu.addAction(action(self, "Filter &Programs", self.browser.focus_filter, QKeySequence.StandardKey.Find))
+        go_menu.addAction(action(self, "Filter &Programs", self._on_find_triggered,
+                                 QKeySequence.StandardKey.Find, "Find in the source file when the code has the "
+                                 "focus, else filter the programs"))
         go_menu.addAction(action(self, "Filter E&dges", self._on_filter_edges_triggered, "Ctrl+Shift+F"))
 
         trace_menu = bar.addMenu("&Trace")
@@ -535,6 +537,13 @@ class MainWindow(QMainWindow):
         self._on_panel_message(f"Graph: {VIEW_MODE_TITLES[self.state.view_mode]} "
                                f"(Alt+1…{len(MODE_CLASSES[self.state.view_mode])} toggle its classes)")
 
+    def _on_find_triggered(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None and self.source_view.isAncestorOf(focus):
+            self.source_view.open_find()
+        else:
+            self.browser.focus_filter()
+
     def _on_filter_edges_triggered(self) -> None:
         self.show_tab("edges")
         self.edge_panel.focus_filter()
@@ -547,7 +556,9 @@ class MainWindow(QMainWindow):
         self.keyboard_dialog().exec()
 
     def keyboard_dialog(self) -> KeyboardDialog:
-        extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)")]
+        extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)"),
+                 ("Source", "Find in the file", "Ctrl+F (code focused)"), ("Source", "Next / previous match",
+                                                                         "F3 / Shift+F3")]
         return KeyboardDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], extra, self)
 
     def _on_parity_triggered(self) -> None:
