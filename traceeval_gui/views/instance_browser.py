@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleS
     QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
 
 from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.wording import count_of
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, InstanceFilterProxyModel, \
     InstanceTableModel
@@ -309,4 +310,4 @@ class InstanceBrowserPanel(QWidget):
 
     def _update_count(self, *_args) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
-        self.count_label.setText(f"{shown:,} of {total:,} programs" if shown != total else f"{total:,} programs")
+        self.count_label.setText(count_of(shown, total, "program"))

@@ -14,6 +14,7 @@ from core.errors import TraceEvalError
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
 from core.rules import PAPER
+from core.wording import count
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         self._after_open_message = ""  # replaces "Opened …" once (e.g. what an import did)
         self._closing = False
         self._build_wizard: QWidget | None = None
+        self._tracing: str | None = None  # the program a trace runs for: its stored run switches the graph
         self.setWindowTitle(APP_TITLE)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1400, 900)
@@ -112,6 +114,9 @@ class MainWindow(QMainWindow):
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
         state.predictions_changed.connect(self._on_state_predictions_changed)
+        state.runs_changed.connect(self._on_state_runs_changed)
+        self.tracer_panel.trace_started.connect(self._on_tracer_trace_started)
+        self.tracer_panel.trace_ended.connect(self._on_tracer_trace_ended)
         state.instance_selected.connect(self._on_state_selection_changed)
         state.edge_selected.connect(self._on_state_selection_changed)
         state.node_selected.connect(self._on_state_selection_changed)
@@ -313,7 +318,7 @@ class MainWindow(QMainWindow):
             self.session.remember(RecentDataset(str(opened.root), self._opening.workspace, self._opening.splits))
         report = opened.report
         self.statusBar().showMessage(self._after_open_message or (
-            f"Opened {opened.name}: {report.instances:,} programs ({report.loaded:,} read, "
+            f"Opened {opened.name}: {count(report.instances, 'program')} ({report.loaded:,} read, "
             f"{report.reused:,} unchanged) in {report.seconds:.2f} s"), 8000)
         self._after_open_message = ""
 
@@ -347,10 +352,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_TITLE} — {opened.name}")
         self.workspace_label.setText(f"workspace {opened.workspace_path.name}")
         self.workspace_label.setToolTip(str(opened.workspace_path))
-        self.programs_label.setText(f"{len(opened.rows):,} programs")
+        self.programs_label.setText(count(len(opened.rows), "program"))
         problems = opened.report.problems
         errors = sum(p.severity == "error" for p in problems)
-        self.problems_label.setText(f"{len(problems):,} problem{'s' if len(problems) != 1 else ''}")
+        self.problems_label.setText(count(len(problems), "problem"))
         colour = "#c62828" if errors else "#8a5a00" if problems else MUTED_TEXT
         self.problems_label.setStyleSheet(f"color: {colour};")
         shown = "<br>".join(html.escape(str(p)) for p in problems[:PROBLEMS_SHOWN])
@@ -381,12 +386,28 @@ class MainWindow(QMainWindow):
         self._on_state_compare_model_selected(self.state.compare_model or "")
 
     def _on_state_predictions_changed(self, model: str, _keys: frozenset) -> None:
-        """A running model stored answers: a model seen for the first time joins the combos (and
-        becomes model A when there was none)."""
+        """A running model stored answers: a model seen for the first time joins the combos and becomes
+        model A (what the user just ran is what they want to see); later batches leave the choice alone."""
         if self.model_combo.findData(model) < 0:
             self._fill_model_combos()
-        if self.state.model is None:
+            if self.state.model != model:
+                self.state.select_model(model)
+                self._on_panel_message(f"Model A is now {model}, the model just run (its first answers arrived)")
+        elif self.state.model is None:
             self.state.select_model(model)
+
+    def _on_tracer_trace_started(self, key: str) -> None:
+        self._tracing = key
+
+    def _on_tracer_trace_ended(self, _key: str) -> None:
+        self._tracing = None
+
+    def _on_state_runs_changed(self, key: str) -> None:
+        """The trace just run was stored: the graph shows it against the truth (the user traced to see it)."""
+        if key != self._tracing or key != self.state.instance_key:
+            return
+        self.state.set_view_mode("trace")
+        self._on_panel_message(f"Graph: {VIEW_MODE_TITLES['trace']}, the run just stored (Ctrl+G: the next mode)")
 
     def _on_state_model_selected(self, model: str) -> None:
         _set_combo_data(self.model_combo, model or None)
@@ -471,7 +492,7 @@ class MainWindow(QMainWindow):
         job = ImportResultsJob(opened.workspace_path, paths, model)
         job.signals.finished.connect(self._on_import_job_finished)
         job.signals.failed.connect(self._on_job_failed)
-        self.statusBar().showMessage(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''}…")
+        self.statusBar().showMessage(f"Importing {count(len(paths), 'file')}…")
         self._show_busy(True)
         self.state.jobs.start(job)
         return job
@@ -479,8 +500,8 @@ class MainWindow(QMainWindow):
     def _on_import_job_finished(self, report) -> None:
         self._show_busy(False)
         stored = ", ".join(f"{model}: {count:,}" for model, count in report.stored.items()) or "nothing"
-        problems = f"; {len(report.problems)} problem(s), e.g. {report.problems[0]}" if report.problems else ""
-        message = f"Imported {stored} from {report.files} file(s){problems}"
+        problems = f"; {count(len(report.problems), 'problem')}, e.g. {report.problems[0]}" if report.problems else ""
+        message = f"Imported {stored} from {count(report.files, 'file')}{problems}"
         if self.interactive and report.problems:
             QMessageBox.warning(self, "Import results", message)
         if not report.stored:

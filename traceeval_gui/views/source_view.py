@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, Q
 
 from core.model import LANGUAGE_TITLES
 from core.palette import WORST_FIRST
+from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge, InstanceDetail
 from traceeval_gui.views.file_tabs import file_tab_title, show_file_names
@@ -252,7 +253,7 @@ class SourceView(QWidget):
         instance = detail.instance
         facts = [LANGUAGE_TITLES.get(instance.language, instance.language), instance.split or "no split",
                  f"repository {html.escape(instance.repo)}",
-                 f"{len(instance.files)} file{'s' if len(instance.files) != 1 else ''}",
+                 count(len(instance.files), "file"),
                  f"entry {html.escape(instance.entry_point)}"]
         text = f"<b>{html.escape(instance.id)}</b>&nbsp;&nbsp;<span style='color:{MUTED_TEXT}'>" \
                f"{' · '.join(facts)}</span>"
