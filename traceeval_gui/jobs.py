@@ -21,7 +21,9 @@ from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
 from core.release_archive import dataset_folder
+from core.results import find_results_files
 from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
+from core.wording import count
 from core.workspace import InstanceRow, ModelRow, Workspace
 
 log = logging.getLogger(__name__)
@@ -185,7 +187,8 @@ def workspace_dataset(path: str | Path | None) -> Path:
 
 
 class ImportResultsJob(Job):
-    """Import results files into a workspace (the window reopens the dataset afterwards)."""
+    """Import results files, and every results file in folders given, into a workspace (the window reopens
+    the dataset afterwards)."""
 
     title = "importing results"
 
@@ -194,9 +197,10 @@ class ImportResultsJob(Job):
         self.workspace_path, self.paths, self.model = workspace_path, paths, model
 
     def work(self, progress: Progress) -> ImportReport:
-        progress(0, 0, f"importing {len(self.paths)} file{'s' if len(self.paths) != 1 else ''}")
+        files = find_results_files(self.paths)  # folders hold every results file below them
+        progress(0, 0, f"importing {count(len(files), 'file')}")
         with Workspace(self.workspace_path) as ws:
-            return import_results(ws, self.paths, self.model)
+            return import_results(ws, files, self.model)
 
 
 class ScoreTableJob(Job):

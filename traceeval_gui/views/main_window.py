@@ -25,7 +25,7 @@ from traceeval_gui.views.audit_actions import AuditActions
 from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.export_actions import ExportActions
-from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_file_names, save_file_name
+from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_files_or_folder, save_file_name
 from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
@@ -186,7 +186,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
-                                   "Import released results files or JSONL predictions into this workspace"))
+                                   "Import released results files or JSONL predictions, or a folder of them, "
+                                   "into this workspace"))
         self.exports.add_to(file_menu.addMenu("&Export"))
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Build Instances from Repository…", self.open_build_wizard, "Ctrl+Shift+B",
@@ -481,8 +482,9 @@ class MainWindow(QMainWindow):
         if self.state.opened is None:
             self._on_panel_message("Open a dataset first, then import results for it")
             return
-        paths = open_file_names(self, "Import results", self._start_folder(),
-                                "Results (*.json *.jsonl);;All files (*)")
+        paths = open_files_or_folder(self, "Import results: files, or every results file in a folder",
+                                     self._start_folder(), "Results (*.json *.jsonl);;All files (*)",
+                                     "Import Every Results File in This &Folder")
         if paths:
             self.import_results(paths)
 
@@ -492,7 +494,9 @@ class MainWindow(QMainWindow):
         job = ImportResultsJob(opened.workspace_path, paths, model)
         job.signals.finished.connect(self._on_import_job_finished)
         job.signals.failed.connect(self._on_job_failed)
-        self.statusBar().showMessage(f"Importing {count(len(paths), 'file')}…")
+        folders = [Path(p).name for p in paths if Path(p).is_dir()]
+        what = f"the results files in {folders[0]}" if folders and len(paths) == 1 else count(len(paths), "file")
+        self.statusBar().showMessage(f"Importing {what}…")
         self._show_busy(True)
         self.state.jobs.start(job)
         return job
@@ -501,7 +505,8 @@ class MainWindow(QMainWindow):
         self._show_busy(False)
         stored = ", ".join(f"{model}: {count:,}" for model, count in report.stored.items()) or "nothing"
         problems = f"; {count(len(report.problems), 'problem')}, e.g. {report.problems[0]}" if report.problems else ""
-        message = f"Imported {stored} from {count(report.files, 'file')}{problems}"
+        message = f"Imported {stored} from {count(report.files, 'file')}{problems}" if report.files else \
+            "No results files (.json, .jsonl) there: nothing imported"
         if self.interactive and report.problems:
             QMessageBox.warning(self, "Import results", message)
         if not report.stored:
