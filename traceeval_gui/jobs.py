@@ -15,7 +15,8 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.errors import TraceEvalError, WorkspaceError
+from core.datasets import not_a_dataset
+from core.errors import DatasetError, TraceEvalError, WorkspaceError
 from core.importing import ImportReport, import_results
 from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
@@ -162,6 +163,8 @@ class OpenDatasetJob(Job):
         progress(0, 0, f"indexing {self.root.name}")
         ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
         with ws:
+            if not report.instances:  # failing here keeps the folder out of the recent list and the session
+                raise DatasetError(not_a_dataset(self.root, report.problems))
             rows = tuple(ws.instance_rows())
             models = tuple(ws.models())
             modes = frozenset(MODES)
