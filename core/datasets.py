@@ -110,6 +110,16 @@ def checked_root(root: str | Path) -> Path:
     return path
 
 
+def not_a_dataset(root: Path, problems: list[Problem]) -> str:
+    """Why a folder where indexing found no program is not opened as a dataset (one line, naming the folder)."""
+    if problems:
+        shown = "; ".join(str(p) for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3
+                                                           else "")
+        return f"{root}: no program in it could be read ({shown})"
+    return (f"{root}: not a TraceEval dataset: no program found (expected benchmark/<language>/<id>/, a folder of "
+            f"program folders each with {GROUND_TRUTH_FILE}, or one program folder)")
+
+
 def default_splits_dir(root: Path) -> Path | None:
     """`<root>/traceeval_split` when the dataset carries its split files (the released layout)."""
     folder = root / "traceeval_split"

@@ -16,13 +16,16 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.errors import TraceEvalError, WorkspaceError
+from core.datasets import not_a_dataset
+from core.errors import DatasetError, TraceEvalError, WorkspaceError
 from core.importing import ImportReport, import_results
 from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
 from core.release_archive import dataset_folder
+from core.results import find_results_files
 from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
+from core.wording import count
 from core.workspace import InstanceRow, ModelRow, Workspace
 
 log = logging.getLogger(__name__)
@@ -174,6 +177,8 @@ class OpenDatasetJob(Job):
         progress(0, 0, f"indexing {self.root.name}")
         ws, report = open_dataset(self.root, self.workspace, self.splits, progress)
         with ws:
+            if not report.instances:  # failing here keeps the folder out of the recent list and the session
+                raise DatasetError(not_a_dataset(self.root, report.problems))
             rows = tuple(ws.instance_rows())
             models = tuple(ws.models())
             modes = frozenset(MODES)
@@ -199,7 +204,8 @@ def workspace_dataset(path: str | Path | None) -> Path:
 
 
 class ImportResultsJob(Job):
-    """Import results files into a workspace (the window reopens the dataset afterwards)."""
+    """Import results files, and every results file in folders given, into a workspace (the window reopens
+    the dataset afterwards)."""
 
     title = "importing results"
 
@@ -208,9 +214,10 @@ class ImportResultsJob(Job):
         self.workspace_path, self.paths, self.model = workspace_path, paths, model
 
     def work(self, progress: Progress) -> ImportReport:
-        progress(0, 0, f"importing {len(self.paths)} file{'s' if len(self.paths) != 1 else ''}")
+        files = find_results_files(self.paths)  # folders hold every results file below them
+        progress(0, 0, f"importing {count(len(files), 'file')}")
         with Workspace(self.workspace_path) as ws:
-            return import_results(ws, self.paths, self.model)
+            return import_results(ws, files, self.model)
 
 
 class ScoreTableJob(Job):

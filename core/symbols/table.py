@@ -49,6 +49,24 @@ class SymbolTable:
             self._placed[name] = self._placer.place(name)
         return self._placed[name]
 
+    def node_at(self, file: str, line: int, column: int = 0) -> Node | None:
+        """The innermost node defined at a position in `file` (line 1-based, column 0-based in UTF-8 bytes, as
+        tree-sitter counts): a lambda inside a method inside a module. A function's whole first line belongs to
+        it (a click left of `def` is on it); a lambda or arrow needs its columns. None outside every node."""
+        inline = ("lambda", "arrow", "anonymous")
+        best: Node | None = None
+        for group in self._definitions.values():
+            for node in group:
+                if node.file != file or not node.start_line <= line <= node.end_line:
+                    continue
+                if node.kind in inline and not (node.start_line, node.start_col) <= (line, column) <= (
+                        node.end_line, node.end_col):
+                    continue
+                if best is None or (node.start_line, node.start_col, -node.end_line) > (
+                        best.start_line, best.start_col, -best.end_line):
+                    best = node
+        return best
+
     def unplaced(self, names: Iterable[str]) -> list[str]:
         """Names that cannot be placed, each once, in the order given."""
         return [name for name in dict.fromkeys(names) if self.place(name) is None]

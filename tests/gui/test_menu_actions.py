@@ -38,6 +38,9 @@ def press(window, qtbot, path: str) -> None:
     qtbot.keySequence(window, keys)
 
 
+DIALOG_LEFT_OPEN_MS = 5_000
+
+
 def on_next_dialog(qtbot, handle, kind=QDialog) -> list:
     """Call `handle(dialog)` on the next modal dialog of `kind` (from a timer: `exec()` blocks the test);
     the list returned gets the dialog's title and, for a file dialog, its file mode."""
@@ -48,6 +51,7 @@ def on_next_dialog(qtbot, handle, kind=QDialog) -> list:
         if isinstance(dialog, kind) and dialog.isVisible():
             seen.append((dialog.windowTitle(), dialog.fileMode() if isinstance(dialog, QFileDialog) else None))
             handle(dialog)
+            QTimer.singleShot(DIALOG_LEFT_OPEN_MS, lambda: close_if_left_open(dialog))
         else:
             QTimer.singleShot(20, poll)
 
@@ -55,9 +59,21 @@ def on_next_dialog(qtbot, handle, kind=QDialog) -> list:
     return seen
 
 
+def close_if_left_open(dialog: QDialog) -> None:
+    """A dialog the test's handler could not close would block the test for ever: close it, so the test fails."""
+    try:
+        if dialog.isVisible():
+            dialog.reject()
+    except RuntimeError:  # already deleted: it was closed
+        pass
+
+
 def choose_file(path: Path):
+    """Go to the folder `path` is in and pick it, as a person does (a folder picked from another folder
+    is not what a Directory dialog returns)."""
     def fill(dialog: QFileDialog) -> None:
-        dialog.selectFile(str(path))
+        dialog.setDirectory(str(Path(path).parent))
+        dialog.selectFile(Path(path).name)
         dialog.accept()
     return fill
 

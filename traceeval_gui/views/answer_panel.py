@@ -30,6 +30,7 @@ from core.errors import TraceEvalError
 from core.model import Prediction
 from core.prompt_wording import RELEASE, wording_label
 from core.prompts import Prompt, build_prompt
+from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status
 from traceeval_gui.views.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
@@ -37,7 +38,7 @@ from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView, ShownR
 from traceeval_gui.views.form_parts import layout_widget, titled_pane
 from traceeval_gui.views.omitted_edges import NOTE_STYLE
 from traceeval_gui.views.style import MUTED_TEXT, model_label
-from traceeval_gui.views.trace_text import GREEN, count
+from traceeval_gui.views.trace_text import GREEN
 
 ANSWER_VIEW, PROMPT_VIEW = "answer", "prompt"
 PROBLEMS_SHOWN = 3

@@ -18,6 +18,7 @@ from core.metrics import INSTANCE_RULE, Counts, instance_scores
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.overlay import COMPARE_CLASSES, rank_differences
 from core.palette import EDGE_STYLES
+from core.wording import count_of
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, DIFFERENCE_ROLE, EDGE_ROLE, MODEL_A_COLOUR, \
     MODEL_B_COLOUR, SCORE_ROLE, CompareEdge, CompareEdgeFilterProxyModel, CompareEdgeTableModel, \
@@ -412,9 +413,8 @@ class ComparePanel(QWidget):
         shown = [difference for difference, row in model.items() if proxy.accepts(row)]
         a_wins = sum(d.delta > 0 for d in shown)
         b_wins = sum(d.delta < 0 for d in shown)
-        programs = f"{len(shown):,} of {total:,}" if len(shown) != total else f"{total:,}"
         self.summary.setText(
-            f"{programs} programs answered by both: "
+            f"{count_of(len(shown), total, 'program')} answered by both: "
             f"<b style='color:{MODEL_A_COLOUR}'>A better on {a_wins:,}</b>, "
             f"<b style='color:{MODEL_B_COLOUR}'>B better on {b_wins:,}</b>, "
             f"tied on {len(shown) - a_wins - b_wins:,}")

@@ -82,6 +82,7 @@ class EdgePanel(QWidget):
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
+        state.node_selected.connect(self._on_state_node_selected)
         state.compare_model_selected.connect(self._on_state_model_selected)
         state.runs_changed.connect(self._on_state_runs_changed)
         state.predictions_changed.connect(self._on_state_predictions_changed)
@@ -128,6 +129,20 @@ class EdgePanel(QWidget):
             self.table.clearSelection()
             return
         self.select_row(self.proxy.mapFromSource(self.model.index(row, 0)).row())
+
+    def _on_state_node_selected(self, name: str) -> None:
+        """Show a selected function's edges: its first row as caller (else as callee) is highlighted and
+        scrolled to; the selected edge stays what it was."""
+        edges = self.edges()
+        row = next((r for r, e in enumerate(edges) if e.caller == name), None)
+        if row is None:
+            row = next((r for r, e in enumerate(edges) if e.callee == name), None)
+        if not name or row is None:
+            return
+        index = self.proxy.index(row, 0)
+        self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                           | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
 
     def _on_table_current_row_changed(self, current, _previous) -> None:
         edge = current.data(EDGE_ROLE) if current.isValid() else None

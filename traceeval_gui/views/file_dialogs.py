@@ -9,8 +9,10 @@ too and sniffs the same way) and name a file's type by its name alone.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QFileInfo
-from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QFileIconProvider, QMessageBox, QPushButton, QWidget
 
 from core.workspace_db import in_use_by_sqlite
 
@@ -55,6 +57,29 @@ def open_file_names(parent: QWidget | None, caption: str, start: str, filters: s
     """Existing files the user picked to read as data ([] when cancelled); a database in use is refused."""
     return _not_in_use(parent, caption, _chosen(file_dialog(parent, caption, start, filters,
                                                             mode=QFileDialog.FileMode.ExistingFiles)))
+
+
+def open_files_or_folder(parent: QWidget | None, caption: str, start: str, filters: str = "",
+                         folder_button: str = "Choose This &Folder") -> list[str]:
+    """Existing files, or one folder (the folder selected in the list, else the one shown), the user picked to
+    read as data ([] when cancelled); a database in use is refused."""
+    dialog = file_dialog(parent, caption, start, filters, mode=QFileDialog.FileMode.ExistingFiles)
+    chosen_folder: list[str] = []
+
+    def choose_folder() -> None:
+        selected = [path for path in dialog.selectedFiles() if Path(path).is_dir()]
+        chosen_folder[:] = [selected[0] if selected else dialog.directory().absolutePath()]
+        QDialog.done(dialog, QDialog.DialogCode.Accepted)  # QFileDialog's own accept() would enter the folder
+
+    button = QPushButton(folder_button)
+    button.setObjectName("choose_folder_button")
+    button.setToolTip("Use every file of the folder shown (or selected) and of its subfolders")
+    button.clicked.connect(choose_folder)
+    layout = dialog.layout()
+    if layout is not None:  # Qt's own dialog: a grid, its buttons in the last row
+        layout.addWidget(button, layout.rowCount(), 0, 1, layout.columnCount())
+    files = _chosen(dialog)
+    return _not_in_use(parent, caption, chosen_folder or files)
 
 
 def save_file_name(parent: QWidget | None, caption: str, start: str, filters: str = "") -> str:

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleS
     QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
 
 from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.wording import count_of
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, InstanceFilterProxyModel, \
     InstanceTableModel
@@ -200,10 +201,6 @@ class InstanceBrowserPanel(QWidget):
             box.blockSignals(False)
         self._update_f1_filter()
 
-    def _on_find_shortcut_activated(self) -> None:
-        self.filter_edit.setFocus()
-        self.filter_edit.selectAll()
-
     def select_relative(self, step: int) -> bool:
         """Select the program `step` rows below (negative: above) the current one, as shown."""
         rows = self.proxy.rowCount()
@@ -218,7 +215,9 @@ class InstanceBrowserPanel(QWidget):
 
     # -- helpers --------------------------------------------------------------------------
     def focus_filter(self) -> None:
-        self._on_find_shortcut_activated()
+        """Ctrl+F outside the source (the window's Go menu holds the shortcut)."""
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
 
     def set_f1_range(self, low: float, high: float) -> None:
         """Show only programs whose F1 under the current model is within [low, high] percent."""
@@ -311,4 +310,4 @@ class InstanceBrowserPanel(QWidget):
 
     def _update_count(self, *_args) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
-        self.count_label.setText(f"{shown:,} of {total:,} programs" if shown != total else f"{total:,} programs")
+        self.count_label.setText(count_of(shown, total, "program"))

@@ -10,13 +10,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar, \
-    QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, \
+    QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
 from core.overlay import VIEW_MODES
 from core.palette import MODE_CLASSES
 from core.rules import PAPER
+from core.wording import count
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
@@ -30,7 +31,7 @@ from traceeval_gui.views.command_palette import CommandPaletteDialog
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.error_log_view import ErrorIndicator, ErrorLogDialog
 from traceeval_gui.views.export_actions import ExportActions
-from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_file_names, save_file_name
+from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_files_or_folder, save_file_name
 from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         self._after_open_message = ""  # replaces "Opened …" once (e.g. what an import did)
         self._closing = False
         self._build_wizard: QWidget | None = None
+        self._tracing: str | None = None  # the program a trace runs for: its stored run switches the graph
         self.setWindowTitle(APP_TITLE)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
@@ -143,6 +145,9 @@ class MainWindow(QMainWindow):
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
         state.predictions_changed.connect(self._on_state_predictions_changed)
+        state.runs_changed.connect(self._on_state_runs_changed)
+        self.tracer_panel.trace_started.connect(self._on_tracer_trace_started)
+        self.tracer_panel.trace_ended.connect(self._on_tracer_trace_ended)
         state.instance_selected.connect(self._on_state_selection_changed)
         state.edge_selected.connect(self._on_state_selection_changed)
         state.node_selected.connect(self._on_state_selection_changed)
@@ -214,7 +219,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
-                                   "Import released results files or JSONL predictions into this workspace"))
+                                   "Import released results files or JSONL predictions, or a folder of them, "
+                                   "into this workspace"))
         self.exports.add_to(file_menu.addMenu("&Export"))
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Build Instances from Repository…", self.open_build_wizard, "Ctrl+Shift+B",
@@ -264,7 +270,9 @@ class MainWindow(QMainWindow):
                                  "The next missed or hallucinated edge of model A"))
         go_menu.addAction(action(self, "Previous E&rror Edge", lambda: self._next_error(-1), "Shift+F8"))
         go_menu.addSeparator()
-        go_menu.addAction(action(self, "Filter &Programs", self.browser.focus_filter, QKeySequence.StandardKey.Find))
+        go_menu.addAction(action(self, "Filter &Programs", self._on_find_triggered,
+                                 QKeySequence.StandardKey.Find, "Find in the source file when the code has the "
+                                 "focus, else filter the programs"))
         go_menu.addAction(action(self, "Filter E&dges", self._on_filter_edges_triggered, "Ctrl+Shift+F"))
 
         trace_menu = bar.addMenu("&Trace")
@@ -371,7 +379,7 @@ class MainWindow(QMainWindow):
             self.session.remember(RecentDataset(str(opened.root), self._opening.workspace, self._opening.splits))
         report = opened.report
         self.statusBar().showMessage(self._after_open_message or (
-            f"Opened {opened.name}: {report.instances:,} programs ({report.loaded:,} read, "
+            f"Opened {opened.name}: {count(report.instances, 'program')} ({report.loaded:,} read, "
             f"{report.reused:,} unchanged) in {report.seconds:.2f} s"), 8000)
         self._after_open_message = ""
 
@@ -405,10 +413,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_TITLE} — {opened.name}")
         self.workspace_label.setText(f"workspace {opened.workspace_path.name}")
         self.workspace_label.setToolTip(str(opened.workspace_path))
-        self.programs_label.setText(f"{len(opened.rows):,} programs")
+        self.programs_label.setText(count(len(opened.rows), "program"))
         problems = opened.report.problems
         errors = sum(p.severity == "error" for p in problems)
-        self.problems_label.setText(f"{len(problems):,} problem{'s' if len(problems) != 1 else ''}")
+        self.problems_label.setText(count(len(problems), "problem"))
         colour = error_text_colour().name() if errors else warning_text_colour().name() if problems else MUTED_TEXT
         self.problems_label.setStyleSheet(f"color: {colour};")
         shown = "<br>".join(html.escape(str(p)) for p in problems[:PROBLEMS_SHOWN])
@@ -439,12 +447,28 @@ class MainWindow(QMainWindow):
         self._on_state_compare_model_selected(self.state.compare_model or "")
 
     def _on_state_predictions_changed(self, model: str, _keys: frozenset) -> None:
-        """A running model stored answers: a model seen for the first time joins the combos (and
-        becomes model A when there was none)."""
+        """A running model stored answers: a model seen for the first time joins the combos and becomes
+        model A (what the user just ran is what they want to see); later batches leave the choice alone."""
         if self.model_combo.findData(model) < 0:
             self._fill_model_combos()
-        if self.state.model is None:
+            if self.state.model != model:
+                self.state.select_model(model)
+                self._on_panel_message(f"Model A is now {model}, the model just run (its first answers arrived)")
+        elif self.state.model is None:
             self.state.select_model(model)
+
+    def _on_tracer_trace_started(self, key: str) -> None:
+        self._tracing = key
+
+    def _on_tracer_trace_ended(self, _key: str) -> None:
+        self._tracing = None
+
+    def _on_state_runs_changed(self, key: str) -> None:
+        """The trace just run was stored: the graph shows it against the truth (the user traced to see it)."""
+        if key != self._tracing or key != self.state.instance_key:
+            return
+        self.state.set_view_mode("trace")
+        self._on_panel_message(f"Graph: {VIEW_MODE_TITLES['trace']}, the run just stored (Ctrl+G: the next mode)")
 
     def _on_state_model_selected(self, model: str) -> None:
         _set_combo_data(self.model_combo, model or None)
@@ -518,8 +542,9 @@ class MainWindow(QMainWindow):
         if self.state.opened is None:
             self._on_panel_message("Open a dataset first, then import results for it")
             return
-        paths = open_file_names(self, "Import results", self._start_folder(),
-                                "Results (*.json *.jsonl);;All files (*)")
+        paths = open_files_or_folder(self, "Import results: files, or every results file in a folder",
+                                     self._start_folder(), "Results (*.json *.jsonl);;All files (*)",
+                                     "Import Every Results File in This &Folder")
         if paths:
             self.import_results(paths)
 
@@ -529,7 +554,9 @@ class MainWindow(QMainWindow):
         job = ImportResultsJob(opened.workspace_path, paths, model)
         job.signals.finished.connect(self._on_import_job_finished)
         job.signals.failed.connect(self._on_job_failed)
-        self.statusBar().showMessage(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''}…")
+        folders = [Path(p).name for p in paths if Path(p).is_dir()]
+        what = f"the results files in {folders[0]}" if folders and len(paths) == 1 else count(len(paths), "file")
+        self.statusBar().showMessage(f"Importing {what}…")
         self._show_busy(True)
         self.state.jobs.start(job)
         return job
@@ -537,8 +564,9 @@ class MainWindow(QMainWindow):
     def _on_import_job_finished(self, report) -> None:
         self._show_busy(False)
         stored = ", ".join(f"{model}: {count:,}" for model, count in report.stored.items()) or "nothing"
-        problems = f"; {len(report.problems)} problem(s), e.g. {report.problems[0]}" if report.problems else ""
-        message = f"Imported {stored} from {report.files} file(s){problems}"
+        problems = f"; {count(len(report.problems), 'problem')}, e.g. {report.problems[0]}" if report.problems else ""
+        message = f"Imported {stored} from {count(report.files, 'file')}{problems}" if report.files else \
+            "No results files (.json, .jsonl) there: nothing imported"
         if self.interactive and report.problems:
             QMessageBox.warning(self, "Import results", message)
         if not report.stored:
@@ -627,6 +655,13 @@ class MainWindow(QMainWindow):
         self._on_panel_message(f"Graph: {VIEW_MODE_TITLES[self.state.view_mode]} "
                                f"(Alt+1…{len(MODE_CLASSES[self.state.view_mode])} toggle its classes)")
 
+    def _on_find_triggered(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None and self.source_view.isAncestorOf(focus):
+            self.source_view.open_find()
+        else:
+            self.browser.focus_filter()
+
     def _on_filter_edges_triggered(self) -> None:
         self.show_tab("edges")
         self.edge_panel.focus_filter()
@@ -639,7 +674,9 @@ class MainWindow(QMainWindow):
         self.keyboard_dialog().exec()
 
     def keyboard_dialog(self) -> KeyboardDialog:
-        extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)")]
+        extra = [("Graph", "Zoom", "mouse wheel"), ("Graph", "Pan", "drag"), ("Graph", "Fit", "F (graph focused)"),
+                 ("Source", "Find in the file", "Ctrl+F (code focused)"), ("Source", "Next / previous match",
+                                                                         "F3 / Shift+F3")]
         return KeyboardDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], extra, self)
 
     def _on_parity_triggered(self) -> None:

@@ -25,6 +25,7 @@ from core.normalise import MODES
 from core.rules import PAPER, rules_title
 from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
 from core.tables import DAGGER
+from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.elided_label import ElidedLabel
 from traceeval_gui.views.split_combo import SplitCombo
@@ -326,7 +327,7 @@ class MetricsPlotsPanel(QWidget):
         scored = sorted(len(p) for p in self.data.points) or [0]
         selected = sum(self.data.programs.values())
         counted = f"{scored[0]:,}" if scored[0] == scored[-1] else f"{scored[0]:,}–{scored[-1]:,}"
-        parts = [f"{selected:,} programs, {counted} scored" + (" per model" if len(scored) > 1 else ""),
+        parts = [f"{count(selected, 'program')}, {counted} scored" + (" per model" if len(scored) > 1 else ""),
                  rules_title(self.data.rules),
                  f"normalisation: {modes}" + ("" if self.data.modes == PAPER_MODES else " (not the paper's setting)")]
         if self.metrics_panel is not None and self.metrics_panel.counts_reading != self.metrics_panel.reading():

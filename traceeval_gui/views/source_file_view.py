@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QPainter, QPaintEvent, QPolygon, QTextCursor
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPolygon, QTextCursor
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from traceeval_gui.models.instance_detail import EDGE_CLASSES
@@ -27,6 +27,8 @@ class LineMark:
 
 
 class SourceFileView(NumberedCodeView):
+    position_clicked = Signal(int, int)  # a click (not a drag): line 1-based, column 0-based in UTF-8 bytes
+
     def __init__(self, path: str, text: str, language: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = path
@@ -48,11 +50,15 @@ class SourceFileView(NumberedCodeView):
         self.focused_line = None
         self._apply_selections()
 
-    def focus_line(self, line: int, kind: str, call_sites: tuple[int, ...] = ()) -> None:
+    def focus_line(self, line: int, kind: str, call_sites: tuple[int, ...] = (), move: bool = True) -> None:
         """Put the cursor on `line` (the caller's definition), centre it and highlight it and the
-        candidate call-site lines in the class's stronger tint."""
+        candidate call-site lines in the class's stronger tint; `move=False` only highlights (the user
+        clicked somewhere in that definition: the code stays where it is)."""
         self._focus = (line, kind, tuple(call_sites))
         self.focused_line = line
+        if not move:
+            self._apply_selections()
+            return
         block = self.document().findBlockByNumber(max(line - 1, 0))
         cursor = QTextCursor(block)
         self.setTextCursor(cursor)
@@ -88,6 +94,13 @@ class SourceFileView(NumberedCodeView):
             for focused in (line, *call_sites):
                 lines[focused] = edge_focus_tint(kind, self.palette())
         self.tint_lines(lines)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        cursor = self.textCursor()
+        if event.button() == Qt.MouseButton.LeftButton and not cursor.hasSelection():
+            column = len(cursor.block().text()[:cursor.positionInBlock()].encode())
+            self.position_clicked.emit(cursor.blockNumber() + 1, column)
 
     # -- inline annotations ---------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:

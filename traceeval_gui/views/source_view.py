@@ -4,21 +4,26 @@ A caller's definition line is tinted by its worst class (missed edges, then hall
 then found ones) and its gutter shows a bar per class present; hovering lists the edges.
 Module-level code has no definition line, so its edges are marked on their candidate call
 sites instead. Selecting an edge moves to the caller's definition and highlights the lines
-where the call may happen. Only the overlay's bounded shown part is marked (every edge of a program of
-benchmark size); beyond it the notice says how many edges are left out.
+where the call may happen. A click in the code selects the function it is in (everywhere); Ctrl+F with
+the focus in the code finds in the shown file. Only the overlay's bounded shown part is marked (every edge of
+a program of benchmark size); beyond it the notice says how many edges are left out.
 """
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from core.model import LANGUAGE_TITLES
 from core.palette import WORST_FIRST
+from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge, InstanceDetail
+from traceeval_gui.views.file_tabs import file_tab_title, show_file_names
 from traceeval_gui.views.source_file_view import LineMark, SourceFileView
+from traceeval_gui.views.source_find_bar import SourceFindBar
 from traceeval_gui.views.style import EDGE_COLOURS, MUTED_TEXT
 
 TOOLTIP_EDGES = 14
@@ -30,6 +35,7 @@ class SourceView(QWidget):
         super().__init__(parent)
         self.state = state
         self._shown_key: str | None = None
+        self._clicked_node: str | None = None  # selected by a click in the code: highlight, do not scroll
         self.header = QLabel()
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setOpenExternalLinks(True)
@@ -44,6 +50,14 @@ class SourceView(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.setUsesScrollButtons(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideNone)  # short names instead, see tab_titles
+        show_file_names(self.tabs)
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self.find_bar = SourceFindBar()
+        self.find_bar.closed.connect(self._on_find_bar_closed)
+        for keys, step in ((QKeySequence.StandardKey.FindNext, 1), (QKeySequence.StandardKey.FindPrevious, -1)):
+            shortcut = QShortcut(keys, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda s=step: self.find_bar.step(s) if self.find_bar.isVisible()
+                                       else self.open_find())
         self.placeholder = QLabel("Select a program in the list to see its source.")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setStyleSheet(f"color: {MUTED_TEXT};")
@@ -56,6 +70,7 @@ class SourceView(QWidget):
         layout.addWidget(self.header)
         layout.addWidget(self.notice)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.find_bar)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
@@ -81,7 +96,33 @@ class SourceView(QWidget):
         widget = self.tabs.currentWidget()
         return widget.current_line() if isinstance(widget, SourceFileView) else None
 
+    def open_find(self) -> None:
+        """Show the find bar over the shown file, the focus in it (Ctrl+F when the code has the focus)."""
+        self.find_bar.attach(self._current_view())
+        self.find_bar.open()
+
+    def _current_view(self) -> SourceFileView | None:
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, SourceFileView) else None
+
     # -- slots ----------------------------------------------------------------------------
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        self.find_bar.attach(self._current_view())
+
+    def _on_find_bar_closed(self) -> None:
+        view = self._current_view()
+        if view is not None:
+            view.setFocus()
+
+    def _on_file_view_position_clicked(self, path: str, line: int, column: int) -> None:
+        """Select the function (method, lambda, module code) the user clicked in."""
+        detail = self.state.detail()
+        node = detail.symbols.node_at(path, line, column) if detail is not None else None
+        if node is not None:
+            self._clicked_node = node.name
+            self.state.select_node(node.name)
+            self._clicked_node = None
+
     def _on_state_dataset_opened(self) -> None:
         # Another view may already have selected an instance while handling this same signal,
         # so render the state as it is now instead of assuming it is empty.
@@ -112,7 +153,7 @@ class SourceView(QWidget):
             return
         self._show_notice(detail)
         self.tabs.setCurrentWidget(view)
-        view.focus_line(node.start_line, detail.classify_node(name), ())
+        view.focus_line(node.start_line, detail.classify_node(name), (), move=name != self._clicked_node)
 
     def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
         if self.state.instance_key in keys:
@@ -178,10 +219,12 @@ class SourceView(QWidget):
         for path in instance.files:
             if path in detail.sources:
                 widget = SourceFileView(path, detail.sources[path], instance.language)
+                widget.position_clicked.connect(lambda line, column, p=path: self._on_file_view_position_clicked(
+                    p, line, column))
             else:
                 widget = QLabel(f"Cannot read {path}: {detail.unreadable.get(path, 'unknown error')}")
                 widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            index = self.tabs.addTab(widget, titles[path])
+            index = self.tabs.addTab(widget, file_tab_title(titles[path]))
             self.tabs.setTabToolTip(index, f"{path}" + ("  (entry point)" if path == instance.entry_point else ""))
         self._shown_key = instance.key
         self.stack.setCurrentWidget(self.tabs)
@@ -210,7 +253,7 @@ class SourceView(QWidget):
         instance = detail.instance
         facts = [LANGUAGE_TITLES.get(instance.language, instance.language), instance.split or "no split",
                  f"repository {html.escape(instance.repo)}",
-                 f"{len(instance.files)} file{'s' if len(instance.files) != 1 else ''}",
+                 count(len(instance.files), "file"),
                  f"entry {html.escape(instance.entry_point)}"]
         text = f"<b>{html.escape(instance.id)}</b>&nbsp;&nbsp;<span style='color:{MUTED_TEXT}'>" \
                f"{' · '.join(facts)}</span>"

@@ -29,8 +29,9 @@ from core.overlay import TRACE_ONLY, TRUTH_ONLY
 from core.palette import EDGE_STYLES
 from core.replay import ReplayDiff, key_notes
 from core.traces import TraceRun
+from core.wording import count
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
-from traceeval_gui.views.trace_text import AMBER, GREEN, count, local_time, seconds, status_title
+from traceeval_gui.views.trace_text import AMBER, GREEN, local_time, seconds, status_title
 
 FACTS = ("Run", "Exit code", "Duration", "Phases", "Edges", "Sandbox", "Warnings")
 WARNINGS_SHOWN = 8

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from core import traces
+from core.wording import count
 from core.workspace import RunRow
 
 GREEN, AMBER, RED, GREY = "#2e7d32", "#b26a00", "#c62828", "#607d8b"
@@ -49,10 +50,6 @@ def local_time(iso: str) -> str:
     if moment.date() == datetime.now().astimezone().date():
         return moment.strftime("%H:%M:%S")
     return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 def seconds(duration_s: float) -> str:

@@ -32,12 +32,13 @@ from PySide6.QtWidgets import (
 
 from core.replay import ReplayDiff
 from core.traces import TraceRun
+from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.trace_tables import RECORD_ROLE
 from traceeval_gui.trace_jobs import MAX_RUNS, TraceJob
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.trace_run_view import TraceRunView, text_view
-from traceeval_gui.views.trace_text import STATUS_COLOURS, count, run_row_text, status_title
+from traceeval_gui.views.trace_text import STATUS_COLOURS, run_row_text, status_title
 
 DEFAULT_TIMEOUT_S = 30
 MAX_TIMEOUT_S = 3600
