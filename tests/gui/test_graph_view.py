@@ -14,7 +14,7 @@ from core.graph_layout import NODE_GAP, layered_layout
 from core.overlay import SHOWN_EDGE_LIMIT, VIEW_MODES, classify_edges
 from core.palette import EDGE_STYLES, MODE_CLASSES
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
-from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, EdgeGeometry
+from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
 from traceeval_gui.views.graph_view import LABEL_LIMIT, GraphPanel
 
 KNOWN = "python/calcpad_0001"
@@ -125,7 +125,7 @@ def test_drawn_edges_per_class_are_the_overlay_classification(window, state, pan
 
     def segments_of(edge):
         if edge in routed:
-            return len(layout.routes[edge]) + 1
+            return int(np.sum(geometry.routes.owner == geometry.index[edge]))
         return CURVE_POINTS - 1 if geometry.curved[geometry.index[edge]] else 1
 
     for name in MODE_CLASSES[mode]:
@@ -261,19 +261,19 @@ def test_a_routed_edge_is_drawn_and_hit_along_its_route(window, state, panel, qt
     edge = max(routed, key=lambda e: (len(layout.routes[e]), e))
     route = layout.routes[edge]
     assert len(route) >= 2, "calcpad has edges spanning three layers or more"
-    points = np.concatenate([[layout.position(edge[0])], route, [layout.position(edge[1])]])
+    runs = np.concatenate([[p - (ROUTE_THROUGH, 0), p + (ROUTE_THROUGH, 0)] for p in route])  # level, clear of nodes
+    points = np.concatenate([[layout.position(edge[0])], runs, [layout.position(edge[1])]])
     item = panel.edge_items[drawn[edge]]
     drawn_points = {tuple(p) for p in np.concatenate([item.starts, item.ends]).tolist()}
     assert {tuple(p) for p in points.tolist()} <= drawn_points
-    middle = len(points) // 2
-    on_middle = (points[middle - 1] + points[middle]) / 2  # a segment that does not touch either end
+    on_middle = route[len(route) // 2]  # on a level run that does not touch either end
     panel.view.setRange(QRectF(on_middle[0] - 200, on_middle[1] - 150, 400, 300), padding=0.0)
     assert panel.edge_at(tuple(on_middle)) == edge
     with qtbot.waitSignal(state.edge_selected) as blocker:
         QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, pos=_screen_point(panel, *on_middle))
     assert (blocker.args[0].caller, blocker.args[0].callee) == edge
     halo = {tuple(p) for p in np.concatenate([panel.edge_halo.starts, panel.edge_halo.ends]).tolist()}
-    assert halo == {tuple(p) for p in points.tolist()}
+    assert halo == drawn_points & halo and {tuple(p) for p in points.tolist()} <= halo
 
 
 def test_hover_text_names_the_node_or_edge(window, state, panel):

@@ -22,8 +22,15 @@ import pyqtgraph as pg  # after PySide6 (docs/design.md)
 from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
 from core.model import Edge
 from core.palette import EDGE_STYLES
-from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, pick_labels
-from traceeval_gui.views.graph_items import ArrowHeadsItem, EdgePathItem, NodeLabelsItem, bounds_of, edge_pen
+from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, label_order, pick_labels, place_labels
+from traceeval_gui.views.graph_items import (
+    EDGE_WIDTH,
+    ArrowHeadsItem,
+    EdgePathItem,
+    NodeLabelsItem,
+    bounds_of,
+    edge_pen,
+)
 
 NODE_SIZE = 11.0  # pixels, when rows are far enough apart; smaller zoomed out (level of detail)
 MIN_NODE_SIZE = 4.0
@@ -31,7 +38,7 @@ FAINT_SIZE = 6.0
 HALO_PX = 13.0  # the selected node's halo is this much wider than the node
 THIN_LAYER_PX = 70.0  # below this many pixels between layers: thin translucent edges, no arrowheads
 LABEL_LIMIT = 150  # labels drawn at most at once
-LABEL_ROW_PX = 24.0  # labels only when two nodes of a layer are this many pixels apart
+LABEL_CANDIDATES = 4 * LABEL_LIMIT  # labels tried, best first, before giving up on the rest
 HIT_PX = 5.0  # click / hover tolerance around edges, beyond the node's radius for nodes
 MAX_STRETCH = 3.0  # "fit" may scale rows up to this many times more than layers
 HIGHLIGHT = "#ffc107"
@@ -82,8 +89,6 @@ class GraphCanvasView(pg.GraphicsView):
         self.labels = NodeLabelsItem(NODE_SIZE / 2)
         self.labels.setZValue(2.5)  # over edges, under nodes: a tight label never hides a node
         self.labels.chooser = self._choose_labels
-        self.labels.room = lambda sx: max(LAYER_GAP * sx - 8.0, 48.0)
-        self.labels.row_gap = NODE_GAP
         for item in (self.edge_halo, self.node_halo, *self.edge_items.values(), self.arrows, self.nodes_item,
                      self.labels):
             self.view.addItem(item, ignoreBounds=True)
@@ -293,20 +298,38 @@ class GraphCanvasView(pg.GraphicsView):
             self.arrows.setVisible(not thin)  # a few pixels per layer: arrowheads would only be noise
             for name, item in self.edge_items.items():
                 style = EDGE_STYLES[name]
-                item.set_pen(edge_pen(style.colour, style.dash, width=1.0 if thin else 1.6, alpha=150 if thin else 255))
+                width, alpha = (1.0, 150) if thin else (EDGE_WIDTH, 255)
+                item.set_pen(edge_pen(style.colour, style.dash, width=width, alpha=alpha))
 
     # -- labels ---------------------------------------------------------------------------
-    def _choose_labels(self, rect: QRectF, _sx: float, sy: float) -> np.ndarray:
+    def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> np.ndarray:
+        """The labels to paint, placed so none overlaps another: the selection's first, then its
+        neighbours', then the best connected nodes'. Zoomed out until rows are closer than a line of
+        text, only the selection and its neighbours are named."""
         if self._layout is None or not len(self._layout.nodes):
             return np.zeros(0, dtype=np.int64)
-        pinned = np.array(sorted(i for i in self.labels.emphasised if self._shown[i]), dtype=np.int64)
-        if NODE_GAP * sy < LABEL_ROW_PX:
-            return pinned  # too far out to read: only the selection is named
+        pinned = [i for i in sorted(self.labels.emphasised) if self._shown[i]]
+        near = self._neighbours(pinned)
         # nodes on screen only: a label whose node is off screen would show as a stub at the border
-        chosen = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
-                                                                   rect.bottom() + NODE_GAP * 0.3),
-                             self._priority(), LABEL_LIMIT)
-        return np.union1d(chosen, pinned).astype(np.int64)
+        candidates = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
+                                                                       rect.bottom() + NODE_GAP * 0.3))
+        _, height = self.labels.box_size(0)
+        if NODE_GAP * sy < height:
+            candidates = np.intersect1d(candidates, np.array(sorted(near), dtype=np.int64))
+        candidates = np.union1d(candidates, np.array(pinned, dtype=np.int64)).astype(np.int64)
+        order = label_order(candidates, pinned, near, self._priority())[:LABEL_CANDIDATES]
+        anchors = (self._layout.positions - (rect.left(), rect.top())) * (sx, sy)
+        anchors[:, 1] -= self.labels.node_radius + 2
+        return place_labels(anchors, self.labels.widths, height, order, LABEL_LIMIT, always=len(pinned))
+
+    def _neighbours(self, pinned: list[int]) -> set[int]:
+        """Layout rows of the nodes one drawn edge away from the pinned ones."""
+        if not pinned:
+            return set()
+        names = {self._layout.nodes[i] for i in pinned}
+        rows = self._rows
+        near = {rows[b] for a, b in self._drawn if a in names} | {rows[a] for a, b in self._drawn if b in names}
+        return {i for i in near if self._shown[i]} - set(pinned)
 
     def _priority(self) -> np.ndarray:
         """Per node, how many drawn edges it has: the best connected nodes are labelled first."""
