@@ -9,12 +9,13 @@ the graph panel, which it tells through signals in graph coordinates.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QShortcut
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QCursor, QImage, QKeySequence, QPainter, QPen, QShortcut
+from PySide6.QtWidgets import QToolTip, QWidget
 
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
@@ -64,6 +65,7 @@ class GraphCanvasView(pg.GraphicsView):
         self._node_px = NODE_SIZE  # node diameter at the current zoom
         self._thin = False  # edges drawn thin (zoomed far out)
         self._hover_key: object = None
+        self.describe: Callable[[tuple[str, object]], str] | None = None  # hover key -> tooltip text
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         # Not aspect-locked: layers are far apart and rows close, so "fit" may stretch rows (up to
@@ -370,7 +372,24 @@ class GraphCanvasView(pg.GraphicsView):
             self.viewport().unsetCursor()
         else:
             self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+        self._show_tooltip(QCursor.pos())
         self.hovered.emit(key)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        # Qt asks for a tooltip once the pointer rests; the scene would answer "none" (its items have no
+        # tooltips) and hide the one shown on hover. Answer with what the pointer is on instead.
+        if event.type() == QEvent.Type.ToolTip:
+            self._show_tooltip(event.globalPos())
+            return True
+        return super().viewportEvent(event)
+
+    def _show_tooltip(self, at: QPoint) -> None:
+        """The hover text of what the pointer is on (`describe(key)`), shown until it leaves it."""
+        text = self.describe(self._hover_key) if self._hover_key is not None and self.describe else ""
+        if text:
+            QToolTip.showText(at, text, self.viewport())
+        else:
+            QToolTip.hideText()
 
     # -- export ---------------------------------------------------------------------------
     def export_png(self, path: str | Path, scale: float = 2.0) -> Path:

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QAction, QCursor
-from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
 from core.graph_export import MODE_TITLES, GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
 from core.graph_layout import GraphLayout, layered_layout
@@ -120,7 +120,7 @@ class GraphPanel(QWidget):
         toolbar.filters_changed.connect(self._apply_filters)
         toolbar.fit_requested.connect(self.fit)
         plot.clicked.connect(self.click)
-        plot.hovered.connect(self._on_plot_hovered)
+        plot.describe = self._describe
         plot.menu_requested.connect(self._on_plot_menu_requested)
         self.file_legend.file_check.toggled.connect(self._on_file_check_toggled)
         state.dataset_opened.connect(self._on_state_dataset_opened)
@@ -313,13 +313,12 @@ class GraphPanel(QWidget):
             self.plot.set_node_fills(self._node_fills())
             self._update_file_legend()
 
-    def _on_plot_hovered(self, key: tuple[str, object] | None) -> None:
-        if key is None:
-            QToolTip.hideText()
-            return
+    def _describe(self, key: tuple[str, object]) -> str:
+        """The hover text of a node or an edge of the plot."""
         kind, what = key
-        text = self._node_tooltip(what) if kind == "node" else self._edge_tooltip(what)
-        QToolTip.showText(QCursor.pos(), text, self.plot)
+        if self._graph is None:
+            return ""
+        return self._node_tooltip(what) if kind == "node" else self._edge_tooltip(what)
 
     def _on_plot_menu_requested(self, point: QPointF, screen_pos: QPointF) -> None:
         menu = QMenu(self)
