@@ -39,6 +39,15 @@ def _show(state, key=KNOWN, model=WEAK, compare=STRONG):
     assert state.instance_key == key
 
 
+def _show_whole(panel, overlay, groups):
+    """Show a big synthetic program, then every node of it (it opens on a neighbourhood): the Show all button."""
+    panel.show_overlay(overlay, groups)
+    if not panel.show_all:
+        assert panel.show_all_button.isVisible()
+        panel.show_all_button.click()
+    assert len(panel.picture.layout.nodes) == len(overlay.shown().nodes)
+
+
 def _positions(panel):
     return {name: panel.node_position(name) for name in panel.picture.layout.nodes}
 
@@ -142,7 +151,7 @@ def test_trace_mode_classes_edges_against_the_trace(state, panel):
     overlay, groups = synthetic_overlay(120, 300, seed=3)
     state.select_model(MODELS[0])
     state.set_view_mode("trace")
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert panel.mode == "trace"
     assert panel.drawn_edges() == classify_edges(overlay, "trace")
     assert set(panel.drawn_edges().values()) == set(MODE_CLASSES["trace"])
@@ -340,7 +349,7 @@ def test_labels_are_shown_zoomed_in_and_limited_zoomed_out(window, state, panel)
 def test_labels_at_two_thousand_nodes_stay_few_and_in_view(state, panel):
     overlay, groups = synthetic_overlay(2000, SHOWN_EDGE_LIMIT, files=20, seed=7)  # the most the view draws
     state.select_model(MODELS[0])
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert panel.label_nodes() == []  # the whole graph: too dense to label
     x, y = panel.node_position(overlay.nodes[1000])
     panel.view.setRange(QRectF(x - 600, y - 400, 1200, 800), padding=0)
@@ -362,7 +371,7 @@ def test_two_thousand_nodes_render(state, panel):
     state.select_model(MODELS[0])
     state.select_compare_model(MODELS[1])
     state.set_view_mode("compare")
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert len(panel.nodes_item.data) == 2000
     assert panel.drawn_edges() == classify_edges(overlay, "compare", *MODELS)
     image = panel.plot.grab().toImage()
@@ -381,13 +390,13 @@ def test_beyond_the_bound_the_view_draws_the_shown_part_and_counts_every_edge(st
     state.select_compare_model(MODELS[1])
     for mode in ("model", "compare", "trace"):
         state.set_view_mode(mode)
-        panel.show_overlay(overlay, groups)
+        _show_whole(panel, overlay, groups)
         assert panel.drawn_edges() == classify_edges(overlay, mode, *MODELS, shown.edges)
         assert len(panel.drawn_edges()) <= SHOWN_EDGE_LIMIT and len(panel.nodes_item.data) == len(shown.nodes)
         every = classify_edges(overlay, mode, *MODELS)
         assert all(overlay.edge(*e).truth or overlay.edge(*e).traced for e in panel.drawn_edges())  # theirs first
         for name, button in panel.class_buttons.items():  # the chips count every edge, drawn or not
-            assert button.text() == f"{EDGE_STYLES[name].label} {sum(c == name for c in every.values())}"
+            assert button.text() == f"{EDGE_STYLES[name].label} {sum(c == name for c in every.values()):,}"
     assert not panel.omitted.isHidden() and shown.summary() in panel.omitted.text()
     assert shown.summary() in panel.picture.title and panel.picture.omitted_edges == 6000 - len(shown.edges)
 

@@ -40,8 +40,9 @@ HALO_PX = 13.0  # the selected node's halo is this much wider than the node
 THIN_LAYER_PX = 70.0  # below this many pixels between layers: thin translucent edges, no arrowheads
 LABEL_LIMIT = 150  # labels drawn at most at once
 LABEL_CANDIDATES = 4 * LABEL_LIMIT  # labels tried, best first, before giving up on the rest
+LABEL_OBSTACLES = 3000  # nodes in view up to which labels are kept off every node (beyond: a hairball anyway)
 HIT_PX = 5.0  # click / hover tolerance around edges, beyond the node's radius for nodes
-MAX_STRETCH = 3.0  # "fit" may scale rows up to this many times more than layers
+MAX_STRETCH = 6.0  # "fit" may scale rows up to this many times more than layers (labels need row room)
 HIGHLIGHT = "#ffc107"
 
 
@@ -62,6 +63,7 @@ class GraphCanvasView(pg.GraphicsView):
         self._degree = np.zeros(0)  # per layout node, of the drawn edges: the label priority
         self._degree_of: object = None  # the drawn-edge dict `_degree` was counted from
         self._node_style: bytes | None = None  # the shown mask the scatter item was last styled with
+        self._folded = np.zeros(0, dtype=bool)  # per layout node: a folded file (see graph_focus)
         self._node_px = NODE_SIZE  # node diameter at the current zoom
         self._thin = False  # edges drawn thin (zoomed far out)
         self._hover_key: object = None
@@ -104,9 +106,12 @@ class GraphCanvasView(pg.GraphicsView):
         fit_key.activated.connect(self.fit)
 
     # -- what to draw ---------------------------------------------------------------------
-    def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str]) -> None:
-        """A new graph: its layout, the geometry of all its edges, node labels and fills. `draw` draws it."""
+    def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str],
+                  folded: np.ndarray | None = None) -> None:
+        """A new graph: its layout, the geometry of all its edges, node labels and fills, and which nodes
+        are folded files (drawn as larger squares). `draw` draws it."""
         self._layout, self._geometry, self._fills = layout, geometry, fills
+        self._folded = folded if folded is not None else np.zeros(len(layout.nodes), dtype=bool)
         self._rows = {name: i for i, name in enumerate(layout.nodes)}
         self._drawn, self._shown, self._segments = {}, np.ones(len(layout.nodes), dtype=bool), None
         self._node_style = None
@@ -191,7 +196,9 @@ class GraphCanvasView(pg.GraphicsView):
                 styles[fill] = (pg.mkBrush(colour), pen)
             brushes.append(styles[fill][0])
             pens.append(styles[fill][1])
-        self.nodes_item.setData(pos=self._layout.positions, brush=brushes, pen=pens, size=sizes, symbol="o")
+        symbols = np.where(self._folded, "s", "o").tolist() if self._folded.any() else "o"
+        sizes = np.where(self._folded & self._shown, sizes * 1.35, sizes)
+        self.nodes_item.setData(pos=self._layout.positions, brush=brushes, pen=pens, size=sizes, symbol=symbols)
 
     # -- where things are -----------------------------------------------------------------
     def node_position(self, name: str) -> tuple[float, float]:
@@ -247,6 +254,10 @@ class GraphCanvasView(pg.GraphicsView):
         rect = QRectF(QPointF(x0 - LAYER_GAP * 0.45, y0 - NODE_GAP * 1.1),
                       QPointF(x1 + LAYER_GAP * 0.45, y1 + NODE_GAP * 0.9))
         width, height = max(self.view.width(), 1.0), max(self.view.height(), 1.0)
+        if len(self.labels.widths):  # room for the labels of the nodes at the left and right ends
+            room = min(float(self.labels.widths.max()) / 2, width / 6)
+            pad = room * rect.width() / max(width - 2 * room, 1.0)
+            rect.adjust(-pad, 0, pad, 0)
         sx, sy = width / rect.width(), height / rect.height()
         centre = rect.center()
         if sy > sx * MAX_STRETCH:  # a wide, flat graph: rows spread out, but only so far
@@ -313,16 +324,20 @@ class GraphCanvasView(pg.GraphicsView):
         pinned = [i for i in sorted(self.labels.emphasised) if self._shown[i]]
         near = self._neighbours(pinned)
         # nodes on screen only: a label whose node is off screen would show as a stub at the border
-        candidates = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
-                                                                       rect.bottom() + NODE_GAP * 0.3))
+        in_view = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
+                                                                    rect.bottom() + NODE_GAP * 0.3))
+        candidates = in_view
         _, height = self.labels.box_size(0)
         if NODE_GAP * sy < height:
             candidates = np.intersect1d(candidates, np.array(sorted(near), dtype=np.int64))
         candidates = np.union1d(candidates, np.array(pinned, dtype=np.int64)).astype(np.int64)
         order = label_order(candidates, pinned, near, self._priority())[:LABEL_CANDIDATES]
+        radius = self.labels.node_radius + 2
         anchors = (self._layout.positions - (rect.left(), rect.top())) * (sx, sy)
-        anchors[:, 1] -= self.labels.node_radius + 2
-        return place_labels(anchors, self.labels.widths, height, order, LABEL_LIMIT, always=len(pinned))
+        anchors[:, 1] -= radius
+        dots = in_view if len(in_view) <= LABEL_OBSTACLES else None  # a label never hides a node
+        return place_labels(anchors, self.labels.widths, height, order, LABEL_LIMIT, always=len(pinned),
+                            dots=dots, radius=radius)
 
     def _neighbours(self, pinned: list[int]) -> set[int]:
         """Layout rows of the nodes one drawn edge away from the pinned ones."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from PySide6.QtCore import QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QSizePolicy,
     QSpinBox,
     QToolButton,
@@ -29,7 +30,10 @@ from PySide6.QtWidgets import (
 from core.overlay import VIEW_MODES
 from core.palette import EDGE_STYLES, UNPLACED_COLOUR
 from traceeval_gui.app_state import VIEW_MODE_TITLES
+from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
+from traceeval_gui.views.callee_input import FlowLayout
 from traceeval_gui.views.graph_items import edge_pen
+from traceeval_gui.views.omitted_edges import NOTE_STYLE
 from traceeval_gui.views.style import MUTED_TEXT
 
 NODE_FILL = "#546e7a"  # nodes defined in the program, when not coloured by file
@@ -78,15 +82,17 @@ class GraphToolbar(QWidget):
         controls.addWidget(self.fit_button)
 
         self.class_buttons: dict[str, QToolButton] = {}  # the chips: filled in place by `set_classes`
-        self.chips_row = QHBoxLayout()
-        self.chips_row.setSpacing(0)
+        chips_box = QWidget()  # the chips wrap to a second row rather than being cut or widening the panel
+        chips_box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.chips_row = FlowLayout(chips_box, spacing=3)
+        self.chips_row.setContentsMargins(0, 0, 0, 0)
         self.status = _FitOrHideLabel()
         self.status.setStyleSheet(f"color: {MUTED_TEXT};")
         self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # chips first
         chips = QHBoxLayout()
         chips.setContentsMargins(4, 2, 8, 4)
-        chips.addLayout(self.chips_row)
+        chips.addWidget(chips_box, 3)
         chips.addWidget(self.status, 1)
 
         layout = QVBoxLayout(self)
@@ -138,7 +144,7 @@ class GraphToolbar(QWidget):
     def show_counts(self, counts: Mapping[str, int]) -> None:
         """How many edges each class has, on its chip."""
         for name, button in self.class_buttons.items():
-            button.setText(f"{EDGE_STYLES[name].label} {counts.get(name, 0)}")
+            button.setText(f"{EDGE_STYLES[name].label} {counts.get(name, 0):,}")
 
     def show_hidden(self, hidden: Collection[str]) -> None:
         """Uncheck the chips of the hidden classes, check the others (without reporting it back)."""
@@ -241,7 +247,7 @@ def _chip_style(colour: str) -> str:
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
     return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
-            f"padding: 2px 6px; margin-left: 3px; background: #fafafa; }}"
+            f"padding: 2px 6px; background: #fafafa; }}"
             f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {mixed.name()}; "
             f"font-weight: bold; }}")
 
@@ -252,3 +258,51 @@ class _FitOrHideLabel(QLabel):
     def paintEvent(self, event) -> None:
         if self.fontMetrics().horizontalAdvance(self.text()) <= self.contentsRect().width():
             super().paintEvent(event)
+
+
+class FocusBar(QWidget):
+    """Above a big program's graph: whose neighbourhood is drawn and how much is folded, and the button
+    that shows every node (or goes back to the neighbourhood). Hidden for programs drawn whole anyway."""
+
+    show_all_toggled = Signal(bool)  # True: draw every node
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graph_focus_bar")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(f"#graph_focus_bar {{ {NOTE_STYLE} }}")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setStyleSheet(NOTE_STYLE)
+        self.button = QPushButton()
+        self.button.setCheckable(True)
+        self.button.toggled.connect(self.show_all_toggled)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 3, 8, 3)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.hide()
+
+    def show_focus(self, focused: FocusedGraph | None, total: int, label_of: Callable[[str], str]) -> None:
+        """Say what is drawn: `focused` (None: every node) of a program of `total` nodes."""
+        if focused is None and total <= FOCUS_NODES:
+            self.hide()
+            return
+        self.button.blockSignals(True)
+        self.button.setChecked(focused is None)
+        self.button.blockSignals(False)
+        if focused is None:
+            self.label.setText(f"All {total:,} nodes of this program.")
+            self.button.setText("Show the neighbourhood")
+            self.button.setToolTip("Draw only the nodes near the selection, the rest folded by file")
+        else:
+            centre = " → ".join(f"<b>{html.escape(label_of(name))}</b>" for name in focused.centre)
+            calls = "call" if focused.hops == 1 else "calls"
+            real = len(focused.nodes) - len(focused.folded)
+            self.label.setText(f"Around {centre}: {real:,} of {total:,} nodes, within {focused.hops} {calls} "
+                               "either way; their callers and callees outside it are folded by file (squares). "
+                               "Select a node elsewhere to move there.")
+            self.button.setText(f"Show all {total:,} nodes")
+            self.button.setToolTip("Draw every node of this program")
+        self.show()
