@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QCursor, QImage, QKeySequence, QPainter, QPen, QShortcut
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtGui import QColor, QCursor, QImage, QKeySequence, QPainter, QPalette, QPen, QShortcut
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
@@ -52,7 +52,7 @@ class GraphCanvasView(pg.GraphicsView):
     hovered = Signal(object)  # what the mouse is now over: ("node", name), ("edge", edge) or None
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background=self._base_colour(parent))
         self._layout: GraphLayout | None = None
         self._geometry: EdgeGeometry | None = None
         self._rows: dict[str, int] = {}  # node -> row of the layout
@@ -101,9 +101,29 @@ class GraphCanvasView(pg.GraphicsView):
         self.view.sigRangeChanged.connect(self._on_view_range_changed)
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self._apply_palette()
         fit_key = QShortcut(QKeySequence(Qt.Key.Key_F), self)
         fit_key.setContext(Qt.ShortcutContext.WidgetShortcut)
         fit_key.activated.connect(self.fit)
+
+    # -- colours --------------------------------------------------------------------------
+    @staticmethod
+    def _base_colour(parent: QWidget | None) -> QColor:
+        palette = parent.palette() if parent is not None else QApplication.palette()
+        return palette.color(QPalette.ColorRole.Base)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and \
+                hasattr(self, "labels"):  # not while pyqtgraph's constructor sets things up
+            self._apply_palette()
+
+    def _apply_palette(self) -> None:
+        """Background and label text from the widget's palette (a dark theme swaps them)."""
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        self.setBackground(base)
+        self.labels.set_colours(palette.color(QPalette.ColorRole.Text), base)
 
     # -- what to draw ---------------------------------------------------------------------
     def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str],
@@ -120,6 +140,7 @@ class GraphCanvasView(pg.GraphicsView):
 
     def clear(self) -> None:
         self._layout, self._geometry = None, None
+        self._folded = np.zeros(0, dtype=bool)
         self._rows, self._fills, self._drawn = {}, [], {}
         self._shown = np.zeros(0, dtype=bool)
         self._segments = None
@@ -414,7 +435,7 @@ class GraphCanvasView(pg.GraphicsView):
         image = QImage(QSize(round(viewport.width() * scale), round(viewport.height() * scale)),
                        QImage.Format.Format_ARGB32_Premultiplied)
         image.setDevicePixelRatio(scale)  # items sized in pixels (labels, arrowheads) scale with the rest
-        image.fill(QColor("white"))
+        image.fill(self.palette().color(QPalette.ColorRole.Base))
         use_cache = self.nodes_item.opts["useCache"]
         self.nodes_item.opts["useCache"] = False  # draw node symbols as paths: sharp at any scale
         painter = QPainter(image)

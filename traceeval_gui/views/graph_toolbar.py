@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,11 +32,13 @@ from core.palette import EDGE_STYLES, UNPLACED_COLOUR
 from traceeval_gui.app_state import VIEW_MODE_TITLES
 from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
 from traceeval_gui.views.callee_input import FlowLayout
+from traceeval_gui.views.elided_label import ElidedLabel
 from traceeval_gui.views.graph_items import edge_pen
 from traceeval_gui.views.omitted_edges import NOTE_STYLE
 from traceeval_gui.views.style import MUTED_TEXT
 
 NODE_FILL = "#546e7a"  # nodes defined in the program, when not coloured by file
+LEGEND_STYLE = "#graph_legend_strip { background: palette(base); border-top: 1px solid palette(mid); }"
 LEGEND_FILES = 10  # files named in the legend; the rest are in its tooltip
 
 
@@ -95,11 +97,22 @@ class GraphToolbar(QWidget):
         chips.addWidget(chips_box, 3)
         chips.addWidget(self.status, 1)
 
+        self.selection = ElidedLabel()  # the selection's full name (labels in the picture are shortened)
+        self.selection.setContentsMargins(8, 0, 8, 3)
+        self.show_selection(None)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(controls)
         layout.addLayout(chips)
+        layout.addWidget(self.selection)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            for name, button in getattr(self, "class_buttons", {}).items():
+                button.setStyleSheet(_chip_style(EDGE_STYLES[name].colour, self.palette()))
 
     @property
     def errors_only(self) -> bool:
@@ -135,7 +148,7 @@ class GraphToolbar(QWidget):
             button.setIconSize(QSize(18, 10))
             button.setToolTip(f"<b>{html.escape(style.label)}</b>: {html.escape(style.description)}."
                               "<br>Click to show or hide these edges.")
-            button.setStyleSheet(_chip_style(style.colour))
+            button.setStyleSheet(_chip_style(style.colour, self.palette()))
             button.toggled.connect(lambda checked, name=name: self.class_toggled.emit(name, checked))
             button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never elided
             self.class_buttons[name] = button
@@ -153,9 +166,17 @@ class GraphToolbar(QWidget):
             button.setChecked(name not in hidden)
             button.blockSignals(False)
 
+    def show_selection(self, names: Sequence[str] | None) -> None:
+        """The selected node (one name) or edge (caller, callee), in full; None: nothing selected."""
+        text = " → ".join(names) if names else ""
+        self.selection.setText(f"Selected: {text}" if text else "Nothing selected: click a node or an edge")
+        self.selection.setToolTip(text)
+        self.selection.setForegroundRole(QPalette.ColorRole.WindowText if text else QPalette.ColorRole.PlaceholderText)
+
     def clear(self) -> None:
         self.set_classes((), ())
         self.status.clear()
+        self.show_selection(None)
 
     def _on_mode_combo_changed(self, index: int) -> None:
         self.mode_chosen.emit(VIEW_MODES[index])
@@ -171,7 +192,7 @@ class FileLegendView(QWidget):
         super().__init__(parent)
         self.setObjectName("graph_legend_strip")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # a QWidget subclass paints no background
-        self.setStyleSheet("#graph_legend_strip { background: white; border-top: 1px solid #e0e3e7; }")
+        self.setStyleSheet(LEGEND_STYLE)
         self.file_check = QCheckBox("Colour by file:")
         self.file_check.setChecked(True)
         self.file_check.setToolTip("Fill nodes by the file that defines them; grey: not defined in the program "
@@ -241,13 +262,16 @@ def _line_icon(colour: str, dash: str) -> QIcon:
     return QIcon(pixmap)
 
 
-def _chip_style(colour: str) -> str:
+def _chip_style(colour: str, palette: QPalette) -> str:
+    """A class chip: muted when its class is hidden, tinted in the class colour when shown, on the palette's base."""
     tint = QColor(colour)
-    base = QColor("white")
+    base = palette.color(QPalette.ColorRole.Base)
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
-    return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
-            f"padding: 2px 6px; background: #fafafa; }}"
+    muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
+    border = palette.color(QPalette.ColorRole.Mid).name()
+    return (f"QToolButton {{ color: {muted}; border: 1px solid {border}; border-radius: 10px; "
+            f"padding: 2px 6px; background: {base.name()}; }}"
             f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {mixed.name()}; "
             f"font-weight: bold; }}")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
@@ -55,6 +55,7 @@ from traceeval_gui.views.style import MUTED_TEXT
 __all__ = ["LABEL_LIMIT", "GraphPanel"]  # LABEL_LIMIT: the tests check the label count against it
 
 LAYOUT_CACHE = 8  # instances whose layout is kept
+SIZE_HINT, MINIMUM_SIZE = QSize(520, 420), QSize(240, 200)
 EXPORTERS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
 EXPORT_FILTERS = "SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot);;GraphML (*.graphml);;JSON (*.json)"
 
@@ -102,7 +103,7 @@ class GraphPanel(QWidget):
         self.file_legend = FileLegendView()
         self.placeholder = QLabel()
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet(f"color: {MUTED_TEXT}; background: white;")
+        self.placeholder.setStyleSheet(f"color: {MUTED_TEXT}; background: palette(base);")
         plot_page = QWidget()
         plot_layout = QVBoxLayout(plot_page)
         plot_layout.setContentsMargins(0, 0, 0, 0)
@@ -503,7 +504,16 @@ class GraphPanel(QWidget):
 
     def _show_selection(self) -> None:
         edge = self.state.edge
-        self.plot.show_selection((edge.caller, edge.callee) if edge is not None else None, self.state.node)
+        pair = (edge.caller, edge.callee) if edge is not None else None
+        self.plot.show_selection(pair, self.state.node)
+        selected = edge is not None or bool(self.state.node)
+        self.toolbar.show_selection(self._focus if selected else None)  # the latest: a node, or an edge's ends
+
+    def sizeHint(self) -> QSize:
+        return QSize(SIZE_HINT)  # never the contents': the splitters around stay put when modes change
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(MINIMUM_SIZE)
 
     def _node_fills(self) -> list[str]:
         graph = self._graph
