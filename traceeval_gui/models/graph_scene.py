@@ -264,30 +264,37 @@ def label_order(candidates: np.ndarray, pinned: Iterable[int], near: Iterable[in
 
 
 def place_labels(anchors: np.ndarray, widths: np.ndarray, height: float, order: np.ndarray, limit: int,
-                 always: int = 0, dots: np.ndarray | None = None, radius: float = 0.0) -> np.ndarray:
-    """Greedy label placement in pixels: each label is a box `widths[i]` x `height` centred over
-    `anchors[i]` (its bottom edge there); in `order`, a label is kept when its box overlaps no kept box
-    and covers none of the `dots` (node indices, drawn `radius` pixels around `anchors[i]` shifted down by
-    `radius`, their centres) but its own, up to `limit` labels. The first `always` of `order` are kept
-    whatever they overlap (the selection). Returns the kept indices in `order`'s order."""
+                 always: int = 0, dots: np.ndarray | None = None, radius: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy label placement in pixels. Each label is a box `widths[i]` x `height` centred on node i's
+    centre `anchors[i]`, above the node (clear of its dot of `radius` pixels), or else below it. In
+    `order`, a label is kept where its box overlaps no kept box and covers none of the `dots` (node
+    indices) but its own, up to `limit` labels; the first `always` of `order` are kept above their node
+    whatever they overlap (the selection). Returns the kept indices in `order`'s order, and which of them
+    went below."""
     kept: list[int] = []
+    below: list[bool] = []
     boxes = np.zeros((0, 4))  # x0, y0, x1, y1 of the kept labels
     dots = np.zeros(0, dtype=np.int64) if dots is None else np.asarray(dots, dtype=np.int64)
-    dot_x, dot_y = anchors[dots, 0], anchors[dots, 1] + radius
+    dot_x, dot_y = anchors[dots, 0], anchors[dots, 1]
     for position, index in enumerate(order.tolist()):
         if len(kept) >= limit and position >= always:
             break
         x, y = anchors[index]
         half = widths[index] / 2
-        box = np.array([x - half, y - height, x + half, y])
-        if position >= always:
+        for under, (top, bottom) in enumerate(((y - radius - height, y - radius), (y + radius, y + radius + height))):
+            box = np.array([x - half, top, x + half, bottom])
+            if position < always:
+                break
             if len(boxes) and np.any((boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) &
                                      (boxes[:, 1] < box[3]) & (box[1] < boxes[:, 3])):
                 continue
-            covered = ((dot_x > box[0] - radius) & (dot_x < box[2] + radius) &
-                       (dot_y > box[1] - radius) & (dot_y < box[3] + radius) & (dots != index))
-            if covered.any():
+            if np.any((dot_x > box[0] - radius) & (dot_x < box[2] + radius) & (dot_y > box[1] - radius) &
+                      (dot_y < box[3] + radius) & (dots != index)):
                 continue
+            break
+        else:
+            continue  # no room above or below
         kept.append(index)
+        below.append(bool(under))
         boxes = np.vstack([boxes, box])
-    return np.array(kept, dtype=np.int64)
+    return np.array(kept, dtype=np.int64), np.array(below, dtype=bool)

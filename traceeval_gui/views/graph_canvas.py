@@ -262,7 +262,7 @@ class GraphCanvasView(pg.GraphicsView):
         if self._layout is None:
             return []
         px, py = self._pixel_size()
-        return [self._layout.nodes[i] for i in self._choose_labels(self.view.viewRect(), 1 / px, 1 / py)]
+        return [self._layout.nodes[i] for i in self._choose_labels(self.view.viewRect(), 1 / px, 1 / py)[0]]
 
     # -- zoom and pan ---------------------------------------------------------------------
     def fit(self) -> None:
@@ -336,12 +336,12 @@ class GraphCanvasView(pg.GraphicsView):
                 item.set_pen(edge_pen(style.colour, style.dash, width=width, alpha=alpha))
 
     # -- labels ---------------------------------------------------------------------------
-    def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> np.ndarray:
+    def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> tuple[np.ndarray, np.ndarray]:
         """The labels to paint, placed so none overlaps another: the selection's first, then its
         neighbours', then the best connected nodes'. Zoomed out until rows are closer than a line of
         text, only the selection and its neighbours are named."""
         if self._layout is None or not len(self._layout.nodes):
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
         pinned = [i for i in sorted(self.labels.emphasised) if self._shown[i]]
         near = self._neighbours(pinned)
         # nodes on screen only: a label whose node is off screen would show as a stub at the border
@@ -353,12 +353,10 @@ class GraphCanvasView(pg.GraphicsView):
             candidates = np.intersect1d(candidates, np.array(sorted(near), dtype=np.int64))
         candidates = np.union1d(candidates, np.array(pinned, dtype=np.int64)).astype(np.int64)
         order = label_order(candidates, pinned, near, self._priority())[:LABEL_CANDIDATES]
-        radius = self.labels.node_radius + 2
         anchors = (self._layout.positions - (rect.left(), rect.top())) * (sx, sy)
-        anchors[:, 1] -= radius
         dots = in_view if len(in_view) <= LABEL_OBSTACLES else None  # a label never hides a node
         return place_labels(anchors, self.labels.widths, height, order, LABEL_LIMIT, always=len(pinned),
-                            dots=dots, radius=radius)
+                            dots=dots, radius=self.labels.node_radius + 2)
 
     def _neighbours(self, pinned: list[int]) -> set[int]:
         """Layout rows of the nodes one drawn edge away from the pinned ones."""

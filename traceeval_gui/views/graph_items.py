@@ -238,11 +238,12 @@ class NodeLabelsItem(_PixelItem):
     """Node names over their nodes, painted at a fixed pixel size, only where they are readable.
 
     `chooser(view_rect, x_scale, y_scale)` (pixels per scene unit) returns the indices to label, in the
-    order they were placed (the graph view applies the level-of-detail rules and keeps labels from
-    overlapping, with `box_size`); text and backdrop follow the widget palette (`set_colours`).
+    order they were placed, and which go below their node rather than above (the graph view applies the
+    level-of-detail rules and keeps labels from overlapping, with `box_size`); text and backdrop follow
+    the widget palette (`set_colours`).
     """
 
-    MAX_WIDTH = 320.0  # pixels: longer names are cut (the full name is in the tooltip)
+    MAX_WIDTH = 440.0  # pixels: longer names are cut (the full name is in the tooltip and the selection line)
 
     def __init__(self, node_radius: float, parent=None) -> None:
         super().__init__(parent)
@@ -291,7 +292,7 @@ class NodeLabelsItem(_PixelItem):
         transform = painter.transform()
         sx = float(np.hypot(transform.m11(), transform.m12()))
         sy = float(np.hypot(transform.m21(), transform.m22()))
-        chosen = self.chooser(view, sx, sy)
+        chosen, below = self.chooser(view, sx, sy)
         if not len(chosen):
             return
         matrix = np.array([[transform.m11(), transform.m12()], [transform.m21(), transform.m22()]])
@@ -302,12 +303,13 @@ class NodeLabelsItem(_PixelItem):
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         text_pen = QPen(self.text_colour)
         height = self.metrics.height()
-        for index, (x, y) in zip(chosen.tolist(), anchors.tolist()):
+        for index, under, (x, y) in zip(chosen.tolist(), below.tolist(), anchors.tolist()):
             emphasised = index in self.emphasised
             metrics = self.bold_metrics if emphasised else self.metrics
             text = metrics.elidedText(self.texts[index], Qt.TextElideMode.ElideLeft, self.MAX_WIDTH)
             width = metrics.horizontalAdvance(text)
-            box = QRectF(x - width / 2 - 2, y - self.node_radius - 2 - height, width + 4, height)
+            top = y + self.node_radius + 2 if under else y - self.node_radius - 2 - height
+            box = QRectF(x - width / 2 - 2, top, width + 4, height)
             painter.fillRect(box, self.backdrop)
             painter.setFont(self.bold if emphasised else self.font)
             painter.setPen(text_pen)

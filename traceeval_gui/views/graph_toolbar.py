@@ -56,9 +56,8 @@ class GraphToolbar(QWidget):
         self.mode_combo.setToolTip("What the edge colours compare (models A and B are chosen in the main toolbar)")
         self.mode_combo.setCurrentIndex(VIEW_MODES.index(mode))
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
-        self.models_label = QLabel()  # which models A and B are
-        self.models_label.setStyleSheet(f"color: {MUTED_TEXT};")
-        self.models_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.models_label = ElidedLabel()  # which models A and B are; shortened, never widening the panel
+        self.models_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.errors_check = QCheckBox("Errors only")
         self.errors_check.setToolTip("Hide the edges that are right (found, both right, traced, ground truth) "
                                      "and the nodes without a wrong edge")

@@ -467,6 +467,7 @@ class GraphPanel(QWidget):
         self.banner.setVisible(bool(why))
         names = {"model": f"A: {a or 'none'}", "compare": f"A: {a or 'none'} · B: {b or 'none'}"}
         self.models_label.setText(names.get(self.state.view_mode, ""))
+        self.models_label.setToolTip(self.models_label.text())
         self.toolbar.show_counts(overlay.class_counts(mode, a, b))  # every edge, drawn or not
         self._apply_filters()
 
