@@ -45,8 +45,9 @@ MODE_CLASSES = {
 # Which class speaks for a line or a node with several edges: the worst first.
 WORST_FIRST = {"model": ("FN", "FP", "TP"), "compare": ("both_wrong", "only_b_right", "only_a_right", "both_right"),
                "trace": ("truth_only", "trace_only", "agrees"), "truth": ("truth",)}
-# Files are told apart by a qualitative palette (Okabe-Ito plus greys), cycled.
-FILE_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+# Files are told apart by a qualitative palette (Okabe-Ito, its black swapped for a brown that shows on
+# a dark background too), cycled.
+FILE_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#8c564b")
 UNPLACED_COLOUR = "#b0b4ba"  # names not defined in the program (library calls, hallucinated names)
 # Audit verdicts (core.verdicts.LABELS), in the window and in reports.
 VERDICT_COLOURS = {"correct": "#2e7d32", "wrong": "#c62828", "not_exercised": "#1565c0", "unsure": "#8a5a00"}

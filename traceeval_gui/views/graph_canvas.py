@@ -25,6 +25,7 @@ from core.model import Edge
 from core.palette import EDGE_STYLES
 from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, label_order, pick_labels, place_labels
 from traceeval_gui.views.graph_items import (
+    DARK_LIFT,
     EDGE_WIDTH,
     ArrowHeadsItem,
     EdgePathItem,
@@ -124,6 +125,9 @@ class GraphCanvasView(pg.GraphicsView):
         base = palette.color(QPalette.ColorRole.Base)
         self.setBackground(base)
         self.labels.set_colours(palette.color(QPalette.ColorRole.Text), base)
+        self._set_edge_pens()
+        if self._drawn:
+            self.draw(self._drawn, self._shown)  # arrowheads in the new colours
 
     # -- what to draw ---------------------------------------------------------------------
     def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str],
@@ -167,7 +171,7 @@ class GraphCanvasView(pg.GraphicsView):
             polylines = geometry.polylines(chosen)
             item.set_segments(polylines.points)
             if len(polylines.tips):
-                heads.append((polylines.tails, polylines.tips, QColor(EDGE_STYLES[name].colour)))
+                heads.append((polylines.tails, polylines.tips, self._class_colour(name)))
         self._segments = geometry.segments(chosen_all)
         all_points = np.concatenate([self._layout.positions, geometry.points()])
         self.arrows.set_groups(heads, bounds_of(all_points, NODE_GAP))
@@ -330,10 +334,17 @@ class GraphCanvasView(pg.GraphicsView):
         if thin != self._thin:
             self._thin = thin
             self.arrows.setVisible(not thin)  # a few pixels per layer: arrowheads would only be noise
-            for name, item in self.edge_items.items():
-                style = EDGE_STYLES[name]
-                width, alpha = (1.0, 150) if thin else (EDGE_WIDTH, 255)
-                item.set_pen(edge_pen(style.colour, style.dash, width=width, alpha=alpha))
+            self._set_edge_pens()
+
+    def _set_edge_pens(self) -> None:
+        width, alpha = (1.0, 150) if self._thin else (EDGE_WIDTH, 255)
+        for name, item in self.edge_items.items():
+            item.set_pen(edge_pen(self._class_colour(name).name(), EDGE_STYLES[name].dash, width=width, alpha=alpha))
+
+    def _class_colour(self, name: str) -> QColor:
+        """An edge class's colour, lifted on a dark background (the palette's colours are chosen for light)."""
+        colour = QColor(EDGE_STYLES[name].colour)
+        return colour.lighter(DARK_LIFT) if self.palette().color(QPalette.ColorRole.Base).lightness() < 128 else colour
 
     # -- labels ---------------------------------------------------------------------------
     def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> tuple[np.ndarray, np.ndarray]:

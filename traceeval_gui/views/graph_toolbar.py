@@ -33,12 +33,13 @@ from traceeval_gui.app_state import VIEW_MODE_TITLES
 from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
 from traceeval_gui.views.callee_input import FlowLayout
 from traceeval_gui.views.elided_label import ElidedLabel
-from traceeval_gui.views.graph_items import edge_pen
-from traceeval_gui.views.omitted_edges import NOTE_STYLE
+from traceeval_gui.views.graph_items import DARK_LIFT, edge_pen
 from traceeval_gui.views.style import MUTED_TEXT
 
 NODE_FILL = "#546e7a"  # nodes defined in the program, when not coloured by file
 LEGEND_STYLE = "#graph_legend_strip { background: palette(base); border-top: 1px solid palette(mid); }"
+FOCUS_BAR_STYLE = ("#graph_focus_bar { background: palette(alternate-base); border-bottom: 1px solid palette(mid); }"
+                   "QLabel { color: palette(window-text); }")
 LEGEND_FILES = 10  # files named in the legend; the rest are in its tooltip
 
 
@@ -265,6 +266,9 @@ def _chip_style(colour: str, palette: QPalette) -> str:
     """A class chip: muted when its class is hidden, tinted in the class colour when shown, on the palette's base."""
     tint = QColor(colour)
     base = palette.color(QPalette.ColorRole.Base)
+    if base.lightness() < 128:  # as the canvas draws edges on a dark background
+        tint = tint.lighter(DARK_LIFT)
+        colour = tint.name()
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
     muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
@@ -293,11 +297,10 @@ class FocusBar(QWidget):
         super().__init__(parent)
         self.setObjectName("graph_focus_bar")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.setStyleSheet(f"#graph_focus_bar {{ {NOTE_STYLE} }}")
+        self.setStyleSheet(FOCUS_BAR_STYLE)
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.label.setStyleSheet(NOTE_STYLE)
         self.button = QPushButton()
         self.button.setCheckable(True)
         self.button.toggled.connect(self.show_all_toggled)
