@@ -42,16 +42,16 @@ def route_legs(start: Point, route: Sequence[Point], end: Point, through: float,
 
 def sample_legs(legs: Sequence[Leg], samples: int) -> np.ndarray:
     """Points along the legs, `samples` segments per curve and one per straight run, (k, 2)."""
-    out = [np.array([legs[0][0]], dtype=np.float64)]
-    t = np.linspace(0.0, 1.0, samples + 1)[1:, None]
+    legs_array = np.asarray(legs, dtype=np.float64)  # (n, 4, 2)
+    p0, c1, c2, p3 = (legs_array[:, i] for i in range(4))
+    straight = _straight_mask(p0, c1, c2, p3)
+    t = np.linspace(0.0, 1.0, samples + 1)[1:]
     u = 1.0 - t
-    for p0, c1, c2, p3 in legs:
-        p0, c1, c2, p3 = (np.asarray(p, dtype=np.float64) for p in (p0, c1, c2, p3))
-        if _straight(p0, c1, c2, p3):
-            out.append(p3[None, :])
-        else:
-            out.append(u ** 3 * p0 + 3 * u ** 2 * t * c1 + 3 * u * t ** 2 * c2 + t ** 3 * p3)
-    return np.concatenate(out)
+    weights = np.stack([u ** 3, 3 * u ** 2 * t, 3 * u * t ** 2, t ** 3], axis=1)  # (samples, 4)
+    curves = np.einsum("sk,nkd->nsd", weights, legs_array)  # (n, samples, 2)
+    keep = np.ones((len(legs_array), samples), dtype=bool)
+    keep[straight, :-1] = False  # a straight run: its end point only
+    return np.concatenate([p0[:1], curves[keep]])
 
 
 def svg_path(legs: Sequence[Leg], fmt) -> str:
@@ -59,7 +59,7 @@ def svg_path(legs: Sequence[Leg], fmt) -> str:
     (x, y) = legs[0][0]
     parts = [f"M{fmt(x)},{fmt(y)}"]
     for p0, c1, c2, p3 in legs:
-        if _straight(*(np.asarray(p, dtype=np.float64) for p in (p0, c1, c2, p3))):
+        if _straight(p0, c1, c2, p3):
             parts.append(f"L{fmt(p3[0])},{fmt(p3[1])}")
         else:
             parts.append(f"C{fmt(c1[0])},{fmt(c1[1])} {fmt(c2[0])},{fmt(c2[1])} {fmt(p3[0])},{fmt(p3[1])}")
@@ -70,6 +70,11 @@ def _lerp(a: Point, b: Point, t: float) -> Point:
     return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
 
 
-def _straight(p0: np.ndarray, c1: np.ndarray, c2: np.ndarray, p3: np.ndarray) -> bool:
-    """Control points on the chord at its thirds: a straight line."""
-    return bool(np.allclose(c1, p0 + (p3 - p0) / 3) and np.allclose(c2, p0 + 2 * (p3 - p0) / 3))
+def _straight_mask(p0: np.ndarray, c1: np.ndarray, c2: np.ndarray, p3: np.ndarray) -> np.ndarray:
+    """Per leg: control points on the chord at its thirds (a straight line)."""
+    chord = p3 - p0
+    return (np.abs(c1 - (p0 + chord / 3)) < 1e-9).all(axis=1) & (np.abs(c2 - (p0 + 2 * chord / 3)) < 1e-9).all(axis=1)
+
+
+def _straight(p0: Point, c1: Point, c2: Point, p3: Point) -> bool:
+    return bool(_straight_mask(*(np.asarray([p], dtype=np.float64) for p in (p0, c1, c2, p3)))[0])

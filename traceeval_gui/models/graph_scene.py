@@ -271,30 +271,38 @@ def place_labels(anchors: np.ndarray, widths: np.ndarray, height: float, order: 
     indices) but its own, up to `limit` labels; the first `always` of `order` are kept above their node
     whatever they overlap (the selection). Returns the kept indices in `order`'s order, and which of them
     went below."""
+    order = np.asarray(order, dtype=np.int64)
+    dots = np.zeros(0, dtype=np.int64) if dots is None else np.asarray(dots, dtype=np.int64)
+    x, y = anchors[order, 0], anchors[order, 1]
+    half = widths[order] / 2
+    tops = np.stack([y - radius - height, y + radius], axis=1)  # (k, 2): above, below
+    # which placements would cover another node's dot: all candidates at once (k x dots)
+    dx = np.abs(anchors[dots, 0][None, :] - x[:, None]) < (half[:, None] + radius)
+    not_own = dots[None, :] != order[:, None]
+    covers = np.zeros((len(order), 2), dtype=bool)
+    for side in (0, 1):
+        dot_y = anchors[dots, 1][None, :]
+        dy = (dot_y > tops[:, side:side + 1] - radius) & (dot_y < tops[:, side:side + 1] + height + radius)
+        covers[:, side] = (dx & dy & not_own).any(axis=1)
     kept: list[int] = []
     below: list[bool] = []
-    boxes = np.zeros((0, 4))  # x0, y0, x1, y1 of the kept labels
-    dots = np.zeros(0, dtype=np.int64) if dots is None else np.asarray(dots, dtype=np.int64)
-    dot_x, dot_y = anchors[dots, 0], anchors[dots, 1]
-    for position, index in enumerate(order.tolist()):
+    boxes = np.empty((len(order), 4))  # x0, y0, x1, y1 of the kept labels, the first len(kept) rows
+    for position in range(len(order)):
         if len(kept) >= limit and position >= always:
             break
-        x, y = anchors[index]
-        half = widths[index] / 2
-        for under, (top, bottom) in enumerate(((y - radius - height, y - radius), (y + radius, y + radius + height))):
-            box = np.array([x - half, top, x + half, bottom])
-            if position < always:
+        x0, x1 = x[position] - half[position], x[position] + half[position]
+        placed = boxes[:len(kept)]
+        side = 0
+        if position >= always:
+            beside = (placed[:, 0] < x1) & (x0 < placed[:, 2])
+            for side in (0, 1):
+                top = tops[position, side]
+                if covers[position, side] or np.any(beside & (placed[:, 1] < top + height) & (top < placed[:, 3])):
+                    continue
                 break
-            if len(boxes) and np.any((boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) &
-                                     (boxes[:, 1] < box[3]) & (box[1] < boxes[:, 3])):
-                continue
-            if np.any((dot_x > box[0] - radius) & (dot_x < box[2] + radius) & (dot_y > box[1] - radius) &
-                      (dot_y < box[3] + radius) & (dots != index)):
-                continue
-            break
-        else:
-            continue  # no room above or below
-        kept.append(index)
-        below.append(bool(under))
-        boxes = np.vstack([boxes, box])
+            else:
+                continue  # no room above or below
+        boxes[len(kept)] = (x0, tops[position, side], x1, tops[position, side] + height)
+        kept.append(int(order[position]))
+        below.append(bool(side))
     return np.array(kept, dtype=np.int64), np.array(below, dtype=bool)
