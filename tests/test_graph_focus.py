@@ -50,3 +50,14 @@ def test_every_edge_touching_the_neighbourhood_of_a_200_node_program_is_drawn_on
     classes = classify_edges(overlay, "model", MODELS[0])
     folded = fold_classes(classes, focused, WORST_FIRST["model"])
     assert set(folded) == {e for e, real in focused.stands_for.items() if any(r in classes for r in real)}
+
+
+def test_a_hub_keeps_its_best_connected_neighbours_defined_in_the_program_and_folds_the_rest():
+    made_up = [f"lib.made_up_{i}" for i in range(5000)]
+    edges = [("main", "a.run"), ("a.run", "b.step"), *[("main", m) for m in made_up]]
+    groups = {"main": "main.py", "a.run": "a.py", "b.step": "b.py"}
+    focused = focus_graph(["main", "a.run", "b.step", *made_up], edges, groups, ["main"], limit=60)
+    assert len(focused.real_nodes) == 60 and {"main", "a.run"} <= focused.real_nodes
+    folded = fold_name("", CALLEES)
+    assert len(focused.folded[folded]) == 5000 - 58
+    assert len(focused.nodes) < 70

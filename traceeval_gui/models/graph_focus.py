@@ -41,7 +41,8 @@ class FocusedGraph:
 def focus_graph(nodes: Sequence[str], edges: Iterable[Edge], groups: Mapping[str, str], centre: Iterable[str],
                 hops: int = FOCUS_HOPS, limit: int = FOCUS_NODES) -> FocusedGraph:
     """The neighbourhood of `centre` (nodes within `hops` calls either way; fewer hops when that is more
-    than `limit` nodes), every other node folded into its file's node."""
+    than `limit` nodes, and past one hop only the `limit` best connected, those defined in the program
+    first), every other node touching it folded into its file's callers or callees node."""
     edges = tuple(dict.fromkeys(edges))
     centre = tuple(c for c in centre if c in set(nodes))
     near = hop_nodes(edges, centre, hops)
@@ -49,6 +50,10 @@ def focus_graph(nodes: Sequence[str], edges: Iterable[Edge], groups: Mapping[str
         hops -= 1
         near = hop_nodes(edges, centre, hops)
     near |= set(centre)
+    if len(near) > limit:  # a hub (10^4 made-up callees): its best connected neighbours, the rest folded
+        degree = Counter(end for edge in edges for end in edge)
+        others = sorted(near - set(centre), key=lambda n: (not groups.get(n), -degree[n], n))
+        near = set(centre) | set(others[:max(limit - len(centre), 0)])
 
     stands_for: dict[Edge, list[Edge]] = {}
     members: dict[str, dict[str, None]] = {}
