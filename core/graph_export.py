@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 
 from core.graph_layout import GraphLayout, layered_layout
+from core.graph_routes import route_legs, svg_path
 from core.model import Edge
 from core.overlay import InstanceOverlay, classify_edges
 from core.palette import EDGE_STYLES, FILE_COLOURS, UNPLACED_COLOUR
@@ -23,8 +24,8 @@ from core.palette import EDGE_STYLES, FILE_COLOURS, UNPLACED_COLOUR
 UNPLACED_LABEL = "not in the program"  # the legend's name for the "" group
 MODE_TITLES = {"model": "TP / FP / FN of {a}", "compare": "{a} (A) against {b} (B)",
                "trace": "latest trace against the ground truth", "truth": "ground truth"}
-DOT_STYLES = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dashed"}  # Graphviz has no dashdot
-SVG_DASHES = {"solid": None, "dash": "7 4", "dot": "2 3", "dashdot": "9 3 2 3"}
+DOT_STYLES = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dashed,bold"}  # Graphviz has no dashdot
+SVG_DASHES = {"solid": None, "dash": "7 4", "dot": "2.5 2.5", "dashdot": "9 3 2.5 3"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,7 +163,8 @@ def to_dot(picture: GraphPicture) -> str:
         style = EDGE_STYLES[cls]
         tip = f"{caller} -> {callee}: {style.label}"
         lines.append(f"  {_dot_string(caller)} -> {_dot_string(callee)} [color=\"{style.colour}\", "
-                     f"style={DOT_STYLES[style.dash]}, class={_dot_string(cls)}, tooltip={_dot_string(tip)}];")
+                     f"style={_dot_string(DOT_STYLES[style.dash])}, class={_dot_string(cls)}, "
+                     f"tooltip={_dot_string(tip)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -327,16 +329,17 @@ def _ports(picture: GraphPicture, centres: Mapping[str, tuple[float, float]],
 def _edge_path(caller: tuple[float, float], callee: tuple[float, float], out_dy: float, in_dy: float,
                route: list[tuple[float, float]] | None = None) -> str:
     """`route`: the points a long forward edge passes through, one per layer between its ends; the path
-    runs level through each layer (clear of its boxes) and straight between layers."""
+    runs level through each layer (clear of its boxes) and curves across the gaps (core.graph_routes)."""
     (x1, y1), (x2, y2) = caller, callee
     half_w, half_h = NODE_W / 2, NODE_H / 2
     if (x1, y1) == (x2, y2):  # recursion: a loop over the box's top right corner
         left, right, top = x1 + half_w - 40, x1 + half_w - 14, y1 - half_h
         return f"M{_fmt(left)},{_fmt(top)} C{_fmt(left)},{_fmt(top - 22)} {_fmt(right)},{_fmt(top - 22)} " \
                f"{_fmt(right)},{_fmt(top - 1)}"
-    if x1 < x2:  # forward: right side of the caller to the left side of the callee
-        through = "".join(f" L{_fmt(x - half_w)},{_fmt(y)} L{_fmt(x + half_w)},{_fmt(y)}" for x, y in route or ())
-        return f"M{_fmt(x1 + half_w)},{_fmt(y1 + out_dy)}{through} L{_fmt(x2 - half_w - 1)},{_fmt(y2 + in_dy)}"
+    if x1 < x2:  # forward: right side of the caller to the left side of the callee, around the boxes between
+        legs = route_legs((x1 + half_w, y1 + out_dy), route or (), (x2 - half_w - 1, y2 + in_dy), half_w,
+                          level_ends=True)
+        return svg_path(legs, _fmt)
     # back edge (callee to the left): under both boxes, into the callee from below
     bulge = 16 + 0.06 * abs(x1 - x2)
     sx, sy, ex, ey = x1 - 24, y1 + half_h, x2 + 24, y2 + half_h + 1

@@ -9,6 +9,7 @@ import pytest
 from core.indexing import open_dataset
 from core.normalise import MODES
 from core.overlay import COMPARE_CLASSES, build_overlay, rank_differences
+from core.palette import EDGE_STYLES
 from core.scoring import instance_counts
 from resources import DEMO_DATASET
 from tests.cli_run import run
@@ -91,7 +92,7 @@ def test_graph_exports_each_format(capsys, ws_args, fmt):
         assert root.find("{http://www.w3.org/2000/svg}title").text == f"{KNOWN}: {A} (A) against {B} (B)"
     elif fmt == "dot":
         assert "digraph traceeval {" in out and out.rstrip().endswith("}")
-        assert '[color="#1565c0"' in out  # an only-A-right edge
+        assert f'[color="{EDGE_STYLES["only_a_right"].colour}"' in out  # an only-A-right edge
     elif fmt == "graphml":
         root = ET.fromstring(out.encode())
         assert root.tag.endswith("graphml")

@@ -14,7 +14,7 @@ from core.graph_layout import NODE_GAP, layered_layout
 from core.overlay import SHOWN_EDGE_LIMIT, VIEW_MODES, classify_edges
 from core.palette import EDGE_STYLES, MODE_CLASSES
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
-from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, EdgeGeometry
+from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
 from traceeval_gui.views.graph_view import LABEL_LIMIT, GraphPanel
 
 KNOWN = "python/calcpad_0001"
@@ -37,6 +37,15 @@ def _show(state, key=KNOWN, model=WEAK, compare=STRONG):
     state.select_compare_model(compare)
     state.select_instance(key)
     assert state.instance_key == key
+
+
+def _show_whole(panel, overlay, groups):
+    """Show a big synthetic program, then every node of it (it opens on a neighbourhood): the Show all button."""
+    panel.show_overlay(overlay, groups)
+    if not panel.show_all:
+        assert panel.show_all_button.isVisible()
+        panel.show_all_button.click()
+    assert len(panel.picture.layout.nodes) == len(overlay.shown().nodes)
 
 
 def _positions(panel):
@@ -125,7 +134,7 @@ def test_drawn_edges_per_class_are_the_overlay_classification(window, state, pan
 
     def segments_of(edge):
         if edge in routed:
-            return len(layout.routes[edge]) + 1
+            return int(np.sum(geometry.routes.owner == geometry.index[edge]))
         return CURVE_POINTS - 1 if geometry.curved[geometry.index[edge]] else 1
 
     for name in MODE_CLASSES[mode]:
@@ -142,7 +151,7 @@ def test_trace_mode_classes_edges_against_the_trace(state, panel):
     overlay, groups = synthetic_overlay(120, 300, seed=3)
     state.select_model(MODELS[0])
     state.set_view_mode("trace")
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert panel.mode == "trace"
     assert panel.drawn_edges() == classify_edges(overlay, "trace")
     assert set(panel.drawn_edges().values()) == set(MODE_CLASSES["trace"])
@@ -261,19 +270,19 @@ def test_a_routed_edge_is_drawn_and_hit_along_its_route(window, state, panel, qt
     edge = max(routed, key=lambda e: (len(layout.routes[e]), e))
     route = layout.routes[edge]
     assert len(route) >= 2, "calcpad has edges spanning three layers or more"
-    points = np.concatenate([[layout.position(edge[0])], route, [layout.position(edge[1])]])
+    runs = np.concatenate([[p - (ROUTE_THROUGH, 0), p + (ROUTE_THROUGH, 0)] for p in route])  # level, clear of nodes
+    points = np.concatenate([[layout.position(edge[0])], runs, [layout.position(edge[1])]])
     item = panel.edge_items[drawn[edge]]
     drawn_points = {tuple(p) for p in np.concatenate([item.starts, item.ends]).tolist()}
     assert {tuple(p) for p in points.tolist()} <= drawn_points
-    middle = len(points) // 2
-    on_middle = (points[middle - 1] + points[middle]) / 2  # a segment that does not touch either end
+    on_middle = route[len(route) // 2]  # on a level run that does not touch either end
     panel.view.setRange(QRectF(on_middle[0] - 200, on_middle[1] - 150, 400, 300), padding=0.0)
     assert panel.edge_at(tuple(on_middle)) == edge
     with qtbot.waitSignal(state.edge_selected) as blocker:
         QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, pos=_screen_point(panel, *on_middle))
     assert (blocker.args[0].caller, blocker.args[0].callee) == edge
     halo = {tuple(p) for p in np.concatenate([panel.edge_halo.starts, panel.edge_halo.ends]).tolist()}
-    assert halo == {tuple(p) for p in points.tolist()}
+    assert halo == drawn_points & halo and {tuple(p) for p in points.tolist()} <= halo
 
 
 def test_hover_text_names_the_node_or_edge(window, state, panel):
@@ -340,7 +349,7 @@ def test_labels_are_shown_zoomed_in_and_limited_zoomed_out(window, state, panel)
 def test_labels_at_two_thousand_nodes_stay_few_and_in_view(state, panel):
     overlay, groups = synthetic_overlay(2000, SHOWN_EDGE_LIMIT, files=20, seed=7)  # the most the view draws
     state.select_model(MODELS[0])
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert panel.label_nodes() == []  # the whole graph: too dense to label
     x, y = panel.node_position(overlay.nodes[1000])
     panel.view.setRange(QRectF(x - 600, y - 400, 1200, 800), padding=0)
@@ -362,7 +371,7 @@ def test_two_thousand_nodes_render(state, panel):
     state.select_model(MODELS[0])
     state.select_compare_model(MODELS[1])
     state.set_view_mode("compare")
-    panel.show_overlay(overlay, groups)
+    _show_whole(panel, overlay, groups)
     assert len(panel.nodes_item.data) == 2000
     assert panel.drawn_edges() == classify_edges(overlay, "compare", *MODELS)
     image = panel.plot.grab().toImage()
@@ -381,13 +390,13 @@ def test_beyond_the_bound_the_view_draws_the_shown_part_and_counts_every_edge(st
     state.select_compare_model(MODELS[1])
     for mode in ("model", "compare", "trace"):
         state.set_view_mode(mode)
-        panel.show_overlay(overlay, groups)
+        _show_whole(panel, overlay, groups)
         assert panel.drawn_edges() == classify_edges(overlay, mode, *MODELS, shown.edges)
         assert len(panel.drawn_edges()) <= SHOWN_EDGE_LIMIT and len(panel.nodes_item.data) == len(shown.nodes)
         every = classify_edges(overlay, mode, *MODELS)
         assert all(overlay.edge(*e).truth or overlay.edge(*e).traced for e in panel.drawn_edges())  # theirs first
         for name, button in panel.class_buttons.items():  # the chips count every edge, drawn or not
-            assert button.text() == f"{EDGE_STYLES[name].label} {sum(c == name for c in every.values())}"
+            assert button.text() == f"{EDGE_STYLES[name].label} {sum(c == name for c in every.values()):,}"
     assert not panel.omitted.isHidden() and shown.summary() in panel.omitted.text()
     assert shown.summary() in panel.picture.title and panel.picture.omitted_edges == 6000 - len(shown.edges)
 

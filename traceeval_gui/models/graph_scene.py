@@ -6,12 +6,13 @@ the trace). View modes, hidden classes and filters only choose which polylines a
 nothing here ever moves a node.
 
 Edges are straight lines from caller to callee when the callee lies to the right (the normal
-case in the left-to-right layout); an edge spanning several layers is a polyline through the
-points the layout routed it along (`GraphLayout.routes`), clear of the nodes between. Back edges (the ones the layout reversed to break cycles,
-and edges within one layer) are cubic curves bowing to the left of their direction, so a
-back edge never hides under the forward edge of a two-cycle; self-loops are small loops under
-the node. A back edge with a route follows it too, unless its reverse is also drawn (a two-cycle:
-the two would overlap).
+case in the left-to-right layout); an edge spanning several layers follows the points the layout
+routed it along (`GraphLayout.routes`), clear of the nodes between, drawn as core.graph_routes says
+(level through each layer, curving across the gaps, as the SVG export draws it). Back edges (the ones
+the layout reversed to break cycles, and edges within one layer) are cubic curves bowing to the left
+of their direction, so a back edge never hides under the forward edge of a two-cycle; self-loops
+bulge into the gap right of their node. A back edge with a route follows it too, unless its reverse
+is also drawn (a two-cycle: the two would overlap).
 """
 from __future__ import annotations
 
@@ -21,11 +22,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.graph_layout import NODE_GAP, GraphLayout
+from core.graph_labels import distinct_labels, short_name  # noqa: F401 (short_name: for the views)
+from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
+from core.graph_routes import route_legs, sample_legs
 from core.model import Edge
 
 CURVE_POINTS = 13  # samples of a back edge or a self-loop (12 segments)
-LOOP_SIZE = NODE_GAP * 0.42  # scene units: how far a self-loop reaches under its node
+LOOP_WIDTH = LAYER_GAP * 0.3  # scene units: a self-loop bulges this far right of its node (into the gap,
+LOOP_HEIGHT = NODE_GAP * 0.55  # where no node or label is) and this far above and below its centre
+ROUTE_THROUGH = LAYER_GAP * 0.12  # half the level run of a routed edge through a layer (core.graph_routes)
+ROUTE_SAMPLES = 6  # segments per curve of a routed edge ...
+ROUTE_SMOOTH_LIMIT = 4000  # ... up to this many route points in a graph; beyond, the curves are chords
 # Classes where the thing drawn is right: "Errors only" hides them.
 CORRECT_CLASSES = frozenset({"TP", "both_right", "agrees", "truth"})
 
@@ -86,8 +93,11 @@ class EdgeGeometry:
         routed = np.fromiter((e in layout.routes and not (back[i] and (e[1], e[0]) in kept_set)
                               for i, e in enumerate(kept)), dtype=bool, count=count)
         route_ids = np.flatnonzero(routed)
-        routes = RoutedEdges.build(route_ids, [np.concatenate([p0[i:i + 1], layout.routes[kept[i]], p1[i:i + 1]])
-                                               for i in route_ids.tolist()])
+        route_points = sum(len(layout.routes[kept[i]]) for i in route_ids.tolist())
+        samples = ROUTE_SAMPLES if route_points <= ROUTE_SMOOTH_LIMIT else 1
+        routes = RoutedEdges.build(route_ids, [
+            sample_legs(route_legs(tuple(p0[i]), layout.routes[kept[i]].tolist(), tuple(p1[i]), ROUTE_THROUGH),
+                        samples) for i in route_ids.tolist()])
         line_ids = np.flatnonzero(~back & ~routed)
         curve_ids = np.flatnonzero(back & ~routed)
         lines = np.stack([p0[line_ids], p1[line_ids]], axis=1)
@@ -172,9 +182,9 @@ def _curves(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
     bow = np.clip(0.22 * length, NODE_GAP * 0.6, NODE_GAP * 3.0)[:, None]
     c1 = p0 + d / 3.0 + normal * bow
     c2 = p0 + 2.0 * d / 3.0 + normal * bow
-    # self-loops: out to the lower right, back from the lower left
-    c1[loop] = p0[loop] + np.array([LOOP_SIZE, LOOP_SIZE * 1.6])
-    c2[loop] = p0[loop] + np.array([-LOOP_SIZE, LOOP_SIZE * 1.6])
+    # self-loops: out to the upper right, back in from the lower right
+    c1[loop] = p0[loop] + np.array([LOOP_WIDTH, -LOOP_HEIGHT])
+    c2[loop] = p0[loop] + np.array([LOOP_WIDTH, LOOP_HEIGHT])
     u = 1.0 - t
     return (u ** 3) * p0[:, None] + 3 * (u ** 2) * t * c1[:, None] + 3 * u * (t ** 2) * c2[:, None] + (t ** 3) * p1[:, None]
 
@@ -232,64 +242,67 @@ def filter_graph(classes: Mapping[Edge, str], rows: Mapping[str, int], hidden: I
 
 
 # -- labels ---------------------------------------------------------------------------------------
-def short_name(name: str) -> str:
-    """A node's label: `Class.method` for Python / JavaScript, `Class:method(Type)` for Java."""
-    head, colon, tail = name.partition(":")
-    if colon:  # Java: pkg.Class:method(pkg.Type,java.lang.String)
-        method, paren, params = tail.partition("(")
-        cls = head.rsplit(".", 1)[-1]
-        if paren:
-            types = [p.rsplit(".", 1)[-1] for p in params.rstrip(")").split(",") if p]
-            return f"{cls}:{method}({','.join(types)})"
-        return f"{cls}:{method}"
-    parts = name.split(".")
-    return ".".join(parts[-2:]) if len(parts) >= 3 else parts[-1]
+short_names = distinct_labels  # the name the graph views have used; labels live in core.graph_labels
 
 
-def short_names(names: Iterable[str]) -> list[str]:
-    """`short_name` of each name; where several collide, the shortest longer form that tells them apart."""
-    names = list(names)
-    labels = [short_name(n) for n in names]
-    groups: dict[str, list[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(label, []).append(i)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        forms = [_longer_forms(names[i]) for i in members]
-        for depth in range(max(len(f) for f in forms)):
-            chosen = [f[min(depth, len(f) - 1)] for f in forms]
-            if len(set(chosen)) == len(chosen):
-                break
-        for i, label in zip(members, chosen):
-            labels[i] = label
-    return labels
-
-
-def _longer_forms(name: str) -> list[str]:
-    """Ever longer labels for a name, ending with the name itself.
-
-    Java: the parameter types in full first (models often spell them differently), then the class's
-    packages one by one. Dotted names: one more leading segment at a time."""
-    head, colon, tail = name.partition(":")
-    if colon:
-        parts = head.split(".")
-        simple = short_name(name).partition(":")[2]
-        forms = [f"{parts[-1]}:{tail}"]
-        forms += [f"{'.'.join(parts[-k:])}:{simple}" for k in range(2, len(parts) + 1)]
-        return [*forms, name]
-    parts = name.split(".")
-    return [".".join(parts[-k:]) for k in range(min(2, len(parts)), len(parts) + 1)]
-
-
-def pick_labels(positions: np.ndarray, shown: np.ndarray, rect: tuple[float, float, float, float],
-                priority: np.ndarray, limit: int) -> np.ndarray:
-    """Indices of the nodes to label: shown, inside `rect` (x0, y0, x1, y1), highest priority first."""
+def pick_labels(positions: np.ndarray, shown: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
+    """Indices of the nodes that may be labelled: shown and inside `rect` (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = rect
     inside = shown & (positions[:, 0] >= x0) & (positions[:, 0] <= x1) & \
         (positions[:, 1] >= y0) & (positions[:, 1] <= y1)
-    candidates = np.flatnonzero(inside)
-    if candidates.size > limit:
-        order = np.argsort(-priority[candidates], kind="stable")
-        candidates = np.sort(candidates[order[:limit]])
-    return candidates
+    return np.flatnonzero(inside)
+
+
+def label_order(candidates: np.ndarray, pinned: Iterable[int], near: Iterable[int], degree: np.ndarray) -> np.ndarray:
+    """`candidates` (node indices) in the order their labels are placed: the selection, then its neighbours,
+    then the best connected nodes (ties: layout order)."""
+    candidates = np.asarray(candidates, dtype=np.int64)
+    rank = np.full(len(degree), 2, dtype=np.int64)
+    rank[list(near)] = 1
+    rank[list(pinned)] = 0
+    return candidates[np.lexsort((candidates, -degree[candidates], rank[candidates]))]
+
+
+def place_labels(anchors: np.ndarray, widths: np.ndarray, height: float, order: np.ndarray, limit: int,
+                 always: int = 0, dots: np.ndarray | None = None, radius: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy label placement in pixels. Each label is a box `widths[i]` x `height` centred on node i's
+    centre `anchors[i]`, above the node (clear of its dot of `radius` pixels), or else below it. In
+    `order`, a label is kept where its box overlaps no kept box and covers none of the `dots` (node
+    indices) but its own, up to `limit` labels; the first `always` of `order` are kept above their node
+    whatever they overlap (the selection). Returns the kept indices in `order`'s order, and which of them
+    went below."""
+    order = np.asarray(order, dtype=np.int64)
+    dots = np.zeros(0, dtype=np.int64) if dots is None else np.asarray(dots, dtype=np.int64)
+    x, y = anchors[order, 0], anchors[order, 1]
+    half = widths[order] / 2
+    tops = np.stack([y - radius - height, y + radius], axis=1)  # (k, 2): above, below
+    # which placements would cover another node's dot: all candidates at once (k x dots)
+    dx = np.abs(anchors[dots, 0][None, :] - x[:, None]) < (half[:, None] + radius)
+    not_own = dots[None, :] != order[:, None]
+    covers = np.zeros((len(order), 2), dtype=bool)
+    for side in (0, 1):
+        dot_y = anchors[dots, 1][None, :]
+        dy = (dot_y > tops[:, side:side + 1] - radius) & (dot_y < tops[:, side:side + 1] + height + radius)
+        covers[:, side] = (dx & dy & not_own).any(axis=1)
+    kept: list[int] = []
+    below: list[bool] = []
+    boxes = np.empty((len(order), 4))  # x0, y0, x1, y1 of the kept labels, the first len(kept) rows
+    for position in range(len(order)):
+        if len(kept) >= limit and position >= always:
+            break
+        x0, x1 = x[position] - half[position], x[position] + half[position]
+        placed = boxes[:len(kept)]
+        side = 0
+        if position >= always:
+            beside = (placed[:, 0] < x1) & (x0 < placed[:, 2])
+            for side in (0, 1):
+                top = tops[position, side]
+                if covers[position, side] or np.any(beside & (placed[:, 1] < top + height) & (top < placed[:, 3])):
+                    continue
+                break
+            else:
+                continue  # no room above or below
+        boxes[len(kept)] = (x0, tops[position, side], x1, tops[position, side] + height)
+        kept.append(int(order[position]))
+        below.append(bool(side))
+    return np.array(kept, dtype=np.int64), np.array(below, dtype=bool)

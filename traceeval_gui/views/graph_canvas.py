@@ -9,12 +9,13 @@ the graph panel, which it tells through signals in graph coordinates.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QShortcut
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QCursor, QImage, QKeySequence, QPainter, QPalette, QPen, QShortcut
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
@@ -22,8 +23,16 @@ import pyqtgraph as pg  # after PySide6 (docs/design.md)
 from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
 from core.model import Edge
 from core.palette import EDGE_STYLES
-from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, pick_labels
-from traceeval_gui.views.graph_items import ArrowHeadsItem, EdgePathItem, NodeLabelsItem, bounds_of, edge_pen
+from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, label_order, pick_labels, place_labels
+from traceeval_gui.views.graph_items import (
+    DARK_LIFT,
+    EDGE_WIDTH,
+    ArrowHeadsItem,
+    EdgePathItem,
+    NodeLabelsItem,
+    bounds_of,
+    edge_pen,
+)
 
 NODE_SIZE = 11.0  # pixels, when rows are far enough apart; smaller zoomed out (level of detail)
 MIN_NODE_SIZE = 4.0
@@ -31,9 +40,10 @@ FAINT_SIZE = 6.0
 HALO_PX = 13.0  # the selected node's halo is this much wider than the node
 THIN_LAYER_PX = 70.0  # below this many pixels between layers: thin translucent edges, no arrowheads
 LABEL_LIMIT = 150  # labels drawn at most at once
-LABEL_ROW_PX = 24.0  # labels only when two nodes of a layer are this many pixels apart
+LABEL_CANDIDATES = 4 * LABEL_LIMIT  # labels tried, best first, before giving up on the rest
+LABEL_OBSTACLES = 3000  # nodes in view up to which labels are kept off every node (beyond: a hairball anyway)
 HIT_PX = 5.0  # click / hover tolerance around edges, beyond the node's radius for nodes
-MAX_STRETCH = 3.0  # "fit" may scale rows up to this many times more than layers
+MAX_STRETCH = 6.0  # "fit" may scale rows up to this many times more than layers (labels need row room)
 HIGHLIGHT = "#ffc107"
 
 
@@ -43,7 +53,7 @@ class GraphCanvasView(pg.GraphicsView):
     hovered = Signal(object)  # what the mouse is now over: ("node", name), ("edge", edge) or None
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background=self._base_colour(parent))
         self._layout: GraphLayout | None = None
         self._geometry: EdgeGeometry | None = None
         self._rows: dict[str, int] = {}  # node -> row of the layout
@@ -54,9 +64,11 @@ class GraphCanvasView(pg.GraphicsView):
         self._degree = np.zeros(0)  # per layout node, of the drawn edges: the label priority
         self._degree_of: object = None  # the drawn-edge dict `_degree` was counted from
         self._node_style: bytes | None = None  # the shown mask the scatter item was last styled with
+        self._folded = np.zeros(0, dtype=bool)  # per layout node: a folded file (see graph_focus)
         self._node_px = NODE_SIZE  # node diameter at the current zoom
         self._thin = False  # edges drawn thin (zoomed far out)
         self._hover_key: object = None
+        self.describe: Callable[[tuple[str, object]], str] | None = None  # hover key -> tooltip text
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         # Not aspect-locked: layers are far apart and rows close, so "fit" may stretch rows (up to
@@ -82,8 +94,6 @@ class GraphCanvasView(pg.GraphicsView):
         self.labels = NodeLabelsItem(NODE_SIZE / 2)
         self.labels.setZValue(2.5)  # over edges, under nodes: a tight label never hides a node
         self.labels.chooser = self._choose_labels
-        self.labels.room = lambda sx: max(LAYER_GAP * sx - 8.0, 48.0)
-        self.labels.row_gap = NODE_GAP
         for item in (self.edge_halo, self.node_halo, *self.edge_items.values(), self.arrows, self.nodes_item,
                      self.labels):
             self.view.addItem(item, ignoreBounds=True)
@@ -92,14 +102,40 @@ class GraphCanvasView(pg.GraphicsView):
         self.view.sigRangeChanged.connect(self._on_view_range_changed)
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self._apply_palette()
         fit_key = QShortcut(QKeySequence(Qt.Key.Key_F), self)
         fit_key.setContext(Qt.ShortcutContext.WidgetShortcut)
         fit_key.activated.connect(self.fit)
 
+    # -- colours --------------------------------------------------------------------------
+    @staticmethod
+    def _base_colour(parent: QWidget | None) -> QColor:
+        palette = parent.palette() if parent is not None else QApplication.palette()
+        return palette.color(QPalette.ColorRole.Base)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and \
+                hasattr(self, "labels"):  # not while pyqtgraph's constructor sets things up
+            self._apply_palette()
+
+    def _apply_palette(self) -> None:
+        """Background and label text from the widget's palette (a dark theme swaps them)."""
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        self.setBackground(base)
+        self.labels.set_colours(palette.color(QPalette.ColorRole.Text), base)
+        self._set_edge_pens()
+        if self._drawn:
+            self.draw(self._drawn, self._shown)  # arrowheads in the new colours
+
     # -- what to draw ---------------------------------------------------------------------
-    def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str]) -> None:
-        """A new graph: its layout, the geometry of all its edges, node labels and fills. `draw` draws it."""
+    def set_graph(self, layout: GraphLayout, geometry: EdgeGeometry, labels: list[str], fills: list[str],
+                  folded: np.ndarray | None = None) -> None:
+        """A new graph: its layout, the geometry of all its edges, node labels and fills, and which nodes
+        are folded files (drawn as larger squares). `draw` draws it."""
         self._layout, self._geometry, self._fills = layout, geometry, fills
+        self._folded = folded if folded is not None else np.zeros(len(layout.nodes), dtype=bool)
         self._rows = {name: i for i, name in enumerate(layout.nodes)}
         self._drawn, self._shown, self._segments = {}, np.ones(len(layout.nodes), dtype=bool), None
         self._node_style = None
@@ -108,6 +144,7 @@ class GraphCanvasView(pg.GraphicsView):
 
     def clear(self) -> None:
         self._layout, self._geometry = None, None
+        self._folded = np.zeros(0, dtype=bool)
         self._rows, self._fills, self._drawn = {}, [], {}
         self._shown = np.zeros(0, dtype=bool)
         self._segments = None
@@ -134,7 +171,7 @@ class GraphCanvasView(pg.GraphicsView):
             polylines = geometry.polylines(chosen)
             item.set_segments(polylines.points)
             if len(polylines.tips):
-                heads.append((polylines.tails, polylines.tips, QColor(EDGE_STYLES[name].colour)))
+                heads.append((polylines.tails, polylines.tips, self._class_colour(name)))
         self._segments = geometry.segments(chosen_all)
         all_points = np.concatenate([self._layout.positions, geometry.points()])
         self.arrows.set_groups(heads, bounds_of(all_points, NODE_GAP))
@@ -184,7 +221,9 @@ class GraphCanvasView(pg.GraphicsView):
                 styles[fill] = (pg.mkBrush(colour), pen)
             brushes.append(styles[fill][0])
             pens.append(styles[fill][1])
-        self.nodes_item.setData(pos=self._layout.positions, brush=brushes, pen=pens, size=sizes, symbol="o")
+        symbols = np.where(self._folded, "s", "o").tolist() if self._folded.any() else "o"
+        sizes = np.where(self._folded & self._shown, sizes * 1.35, sizes)
+        self.nodes_item.setData(pos=self._layout.positions, brush=brushes, pen=pens, size=sizes, symbol=symbols)
 
     # -- where things are -----------------------------------------------------------------
     def node_position(self, name: str) -> tuple[float, float]:
@@ -227,7 +266,7 @@ class GraphCanvasView(pg.GraphicsView):
         if self._layout is None:
             return []
         px, py = self._pixel_size()
-        return [self._layout.nodes[i] for i in self._choose_labels(self.view.viewRect(), 1 / px, 1 / py)]
+        return [self._layout.nodes[i] for i in self._choose_labels(self.view.viewRect(), 1 / px, 1 / py)[0]]
 
     # -- zoom and pan ---------------------------------------------------------------------
     def fit(self) -> None:
@@ -240,6 +279,10 @@ class GraphCanvasView(pg.GraphicsView):
         rect = QRectF(QPointF(x0 - LAYER_GAP * 0.45, y0 - NODE_GAP * 1.1),
                       QPointF(x1 + LAYER_GAP * 0.45, y1 + NODE_GAP * 0.9))
         width, height = max(self.view.width(), 1.0), max(self.view.height(), 1.0)
+        if len(self.labels.widths):  # room for the labels of the nodes at the left and right ends
+            room = min(float(self.labels.widths.max()) / 2, width / 6)
+            pad = room * rect.width() / max(width - 2 * room, 1.0)
+            rect.adjust(-pad, 0, pad, 0)
         sx, sy = width / rect.width(), height / rect.height()
         centre = rect.center()
         if sy > sx * MAX_STRETCH:  # a wide, flat graph: rows spread out, but only so far
@@ -291,22 +334,49 @@ class GraphCanvasView(pg.GraphicsView):
         if thin != self._thin:
             self._thin = thin
             self.arrows.setVisible(not thin)  # a few pixels per layer: arrowheads would only be noise
-            for name, item in self.edge_items.items():
-                style = EDGE_STYLES[name]
-                item.set_pen(edge_pen(style.colour, style.dash, width=1.0 if thin else 1.6, alpha=150 if thin else 255))
+            self._set_edge_pens()
+
+    def _set_edge_pens(self) -> None:
+        width, alpha = (1.0, 150) if self._thin else (EDGE_WIDTH, 255)
+        for name, item in self.edge_items.items():
+            item.set_pen(edge_pen(self._class_colour(name).name(), EDGE_STYLES[name].dash, width=width, alpha=alpha))
+
+    def _class_colour(self, name: str) -> QColor:
+        """An edge class's colour, lifted on a dark background (the palette's colours are chosen for light)."""
+        colour = QColor(EDGE_STYLES[name].colour)
+        return colour.lighter(DARK_LIFT) if self.palette().color(QPalette.ColorRole.Base).lightness() < 128 else colour
 
     # -- labels ---------------------------------------------------------------------------
-    def _choose_labels(self, rect: QRectF, _sx: float, sy: float) -> np.ndarray:
+    def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> tuple[np.ndarray, np.ndarray]:
+        """The labels to paint, placed so none overlaps another: the selection's first, then its
+        neighbours', then the best connected nodes'. Zoomed out until rows are closer than a line of
+        text, only the selection and its neighbours are named."""
         if self._layout is None or not len(self._layout.nodes):
-            return np.zeros(0, dtype=np.int64)
-        pinned = np.array(sorted(i for i in self.labels.emphasised if self._shown[i]), dtype=np.int64)
-        if NODE_GAP * sy < LABEL_ROW_PX:
-            return pinned  # too far out to read: only the selection is named
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        pinned = [i for i in sorted(self.labels.emphasised) if self._shown[i]]
+        near = self._neighbours(pinned)
         # nodes on screen only: a label whose node is off screen would show as a stub at the border
-        chosen = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
-                                                                   rect.bottom() + NODE_GAP * 0.3),
-                             self._priority(), LABEL_LIMIT)
-        return np.union1d(chosen, pinned).astype(np.int64)
+        in_view = pick_labels(self._layout.positions, self._shown, (rect.left(), rect.top(), rect.right(),
+                                                                    rect.bottom() + NODE_GAP * 0.3))
+        candidates = in_view
+        _, height = self.labels.box_size(0)
+        if NODE_GAP * sy < height:
+            candidates = np.intersect1d(candidates, np.array(sorted(near), dtype=np.int64))
+        candidates = np.union1d(candidates, np.array(pinned, dtype=np.int64)).astype(np.int64)
+        order = label_order(candidates, pinned, near, self._priority())[:LABEL_CANDIDATES]
+        anchors = (self._layout.positions - (rect.left(), rect.top())) * (sx, sy)
+        dots = in_view if len(in_view) <= LABEL_OBSTACLES else None  # a label never hides a node
+        return place_labels(anchors, self.labels.widths, height, order, LABEL_LIMIT, always=len(pinned),
+                            dots=dots, radius=self.labels.node_radius + 2)
+
+    def _neighbours(self, pinned: list[int]) -> set[int]:
+        """Layout rows of the nodes one drawn edge away from the pinned ones."""
+        if not pinned:
+            return set()
+        names = {self._layout.nodes[i] for i in pinned}
+        rows = self._rows
+        near = {rows[b] for a, b in self._drawn if a in names} | {rows[a] for a, b in self._drawn if b in names}
+        return {i for i in near if self._shown[i]} - set(pinned)
 
     def _priority(self) -> np.ndarray:
         """Per node, how many drawn edges it has: the best connected nodes are labelled first."""
@@ -347,7 +417,24 @@ class GraphCanvasView(pg.GraphicsView):
             self.viewport().unsetCursor()
         else:
             self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+        self._show_tooltip(QCursor.pos())
         self.hovered.emit(key)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        # Qt asks for a tooltip once the pointer rests; the scene would answer "none" (its items have no
+        # tooltips) and hide the one shown on hover. Answer with what the pointer is on instead.
+        if event.type() == QEvent.Type.ToolTip:
+            self._show_tooltip(event.globalPos())
+            return True
+        return super().viewportEvent(event)
+
+    def _show_tooltip(self, at: QPoint) -> None:
+        """The hover text of what the pointer is on (`describe(key)`), shown until it leaves it."""
+        text = self.describe(self._hover_key) if self._hover_key is not None and self.describe else ""
+        if text:
+            QToolTip.showText(at, text, self.viewport())
+        else:
+            QToolTip.hideText()
 
     # -- export ---------------------------------------------------------------------------
     def export_png(self, path: str | Path, scale: float = 2.0) -> Path:
@@ -357,7 +444,7 @@ class GraphCanvasView(pg.GraphicsView):
         image = QImage(QSize(round(viewport.width() * scale), round(viewport.height() * scale)),
                        QImage.Format.Format_ARGB32_Premultiplied)
         image.setDevicePixelRatio(scale)  # items sized in pixels (labels, arrowheads) scale with the rest
-        image.fill(QColor("white"))
+        image.fill(self.palette().color(QPalette.ColorRole.Base))
         use_cache = self.nodes_item.opts["useCache"]
         self.nodes_item.opts["useCache"] = False  # draw node symbols as paths: sharp at any scale
         painter = QPainter(image)

@@ -20,14 +20,16 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
 DASHES = {  # in pen widths; flat caps: round caps on dashed antialiased paths are ~100x slower to stroke
-    "solid": None,
+    "solid": None,  # at least half of every pattern is ink, so no class reads fainter than another
     "dash": [5.0, 3.0],
-    "dot": [1.0, 2.0],
-    "dashdot": [6.0, 2.5, 1.0, 2.5],
+    "dot": [1.5, 1.5],
+    "dashdot": [6.0, 2.0, 1.5, 2.0],
 }
+EDGE_WIDTH = 1.8  # pixels, every class alike
+DARK_LIFT = 150  # percent: class colours on a dark background (the palette is chosen for a light one)
 
 
-def edge_pen(colour: str, dash: str, width: float = 1.6, alpha: int = 255) -> QPen:
+def edge_pen(colour: str, dash: str, width: float = EDGE_WIDTH, alpha: int = 255) -> QPen:
     """A pen in the palette's colour and line style (edge paths are drawn in pixels: a fixed width)."""
     qcolour = QColor(colour)
     qcolour.setAlpha(alpha)
@@ -234,11 +236,15 @@ class ArrowHeadsItem(_PixelItem):
 
 
 class NodeLabelsItem(_PixelItem):
-    """Short node names over their nodes, painted at a fixed pixel size, only where they are readable.
+    """Node names over their nodes, painted at a fixed pixel size, only where they are readable.
 
-    `chooser(view_rect, x_scale, y_scale)` (pixels per scene unit) returns the indices to label (the
-    graph view applies the level-of-detail rules); labels are shortened to `room(x_scale)` pixels.
+    `chooser(view_rect, x_scale, y_scale)` (pixels per scene unit) returns the indices to label, in the
+    order they were placed, and which go below their node rather than above (the graph view applies the
+    level-of-detail rules and keeps labels from overlapping, with `box_size`); text and backdrop follow
+    the widget palette (`set_colours`).
     """
+
+    MAX_WIDTH = 440.0  # pixels: longer names are cut (the full name is in the tooltip and the selection line)
 
     def __init__(self, node_radius: float, parent=None) -> None:
         super().__init__(parent)
@@ -251,22 +257,33 @@ class NodeLabelsItem(_PixelItem):
         self.bold_metrics = QFontMetricsF(self.bold)
         self.positions = np.zeros((0, 2))
         self.texts: list[str] = []
+        self.widths = np.zeros(0)  # pixels, per label, in bold (so a label keeps its room when selected)
         self.emphasised: set[int] = set()
-        self.max_width = 200.0  # pixels, when `room` is not set
-        self.row_gap = 0.0  # scene units between the rows of a layer: two-line labels when there is room
         self.chooser = None
-        self.room = None  # x pixels per unit -> max label width in pixels
         self.last_drawn: list[int] = []
+        self.text_colour = QColor("#1f2933")
+        self.backdrop = QColor(255, 255, 255, 215)
+
+    def set_colours(self, text: QColor, background: QColor) -> None:
+        self.text_colour = QColor(text)
+        self.backdrop = QColor(background)
+        self.backdrop.setAlpha(215)
+        self.update()
 
     def set_labels(self, positions: np.ndarray, texts: list[str], bounds: QRectF) -> None:
         self.prepareGeometryChange()
         self.positions = positions
         self.texts = texts
+        self.widths = np.array([min(self.bold_metrics.horizontalAdvance(t), self.MAX_WIDTH) + 4 for t in texts])
         self._bounds = bounds
         self.update()
 
+    def box_size(self, index: int) -> tuple[float, float]:
+        """Pixels a label takes, with its margin."""
+        return float(self.widths[index]), self.metrics.height() + 2
+
     def pad_pixels(self) -> tuple[float, float]:
-        return self.max_width / 2 + 4, 2 * self.metrics.height() + self.node_radius + 4
+        return self.MAX_WIDTH / 2 + 4, self.metrics.height() + self.node_radius + 4
 
     def paint(self, painter: QPainter, _option, _widget=None) -> None:
         self.last_drawn = []
@@ -276,61 +293,30 @@ class NodeLabelsItem(_PixelItem):
         transform = painter.transform()
         sx = float(np.hypot(transform.m11(), transform.m12()))
         sy = float(np.hypot(transform.m21(), transform.m22()))
-        chosen = self.chooser(view, sx, sy)
+        chosen, below = self.chooser(view, sx, sy)
         if not len(chosen):
             return
-        width_limit = self.room(sx) if self.room is not None else self.max_width
         matrix = np.array([[transform.m11(), transform.m12()], [transform.m21(), transform.m22()]])
         offset = np.array([transform.dx(), transform.dy()])
         anchors = self.positions[chosen] @ matrix + offset
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        text_pen = QPen(QColor("#1f2933"))
-        backdrop = QColor(255, 255, 255, 215)
+        text_pen = QPen(self.text_colour)
         height = self.metrics.height()
-        two_lines = self.row_gap * sy >= 2 * height + 2 * self.node_radius + 12  # clear of the node above
-        for index, (x, y) in zip(chosen.tolist(), anchors.tolist()):
+        for index, under, (x, y) in zip(chosen.tolist(), below.tolist(), anchors.tolist()):
             emphasised = index in self.emphasised
             metrics = self.bold_metrics if emphasised else self.metrics
-            lines = _label_lines(self.texts[index], metrics, width_limit, two_lines)
-            width = max(metrics.horizontalAdvance(line) for line in lines)
-            box = QRectF(x - width / 2 - 2, y - self.node_radius - 2 - height * len(lines), width + 4,
-                         height * len(lines))
-            painter.fillRect(box, backdrop)
+            text = metrics.elidedText(self.texts[index], Qt.TextElideMode.ElideLeft, self.MAX_WIDTH)
+            width = metrics.horizontalAdvance(text)
+            top = y + self.node_radius + 2 if under else y - self.node_radius - 2 - height
+            box = QRectF(x - width / 2 - 2, top, width + 4, height)
+            painter.fillRect(box, self.backdrop)
             painter.setFont(self.bold if emphasised else self.font)
             painter.setPen(text_pen)
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "\n".join(lines))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
             self.last_drawn.append(index)
         painter.restore()
-
-
-def _label_lines(text: str, metrics: QFontMetricsF, width: float, two_lines: bool) -> list[str]:
-    """The label as it fits in `width` pixels: whole, or the class / scope over the method, or shortened."""
-    if metrics.horizontalAdvance(text) <= width:
-        return [text]
-    name = text.partition("(")[0]
-    cut = name.rfind(":") if ":" in name else name.rfind(".")
-    if cut > 0:
-        head, tail = text[:cut + 1], text[cut + 1:]
-        if two_lines:
-            return [metrics.elidedText(head, Qt.TextElideMode.ElideLeft, width), _fit(tail, metrics, width)]
-        whole = _fit(text, metrics, width)
-        if "…" in whole.partition("(")[0]:  # the name itself was cut: its last part, whole, reads better
-            return [_fit(tail, metrics, width)]
-        return [whole]
-    return [_fit(text, metrics, width)]
-
-
-def _fit(text: str, metrics: QFontMetricsF, width: float) -> str:
-    """Shorten a label to `width` pixels: parameter types go first, then the end of the name (its
-    start is what a reader recognises)."""
-    head, paren, params = text.partition("(")
-    if paren and params.rstrip(")"):
-        text = f"{head}(…)"
-        if metrics.horizontalAdvance(text) <= width:
-            return text
-    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 def bounds_of(points: np.ndarray, pad: float) -> QRectF:

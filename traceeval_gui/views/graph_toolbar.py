@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QSizePolicy,
     QSpinBox,
     QToolButton,
@@ -29,10 +30,16 @@ from PySide6.QtWidgets import (
 from core.overlay import VIEW_MODES
 from core.palette import EDGE_STYLES, UNPLACED_COLOUR
 from traceeval_gui.app_state import VIEW_MODE_TITLES
-from traceeval_gui.views.graph_items import edge_pen
+from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
+from traceeval_gui.views.callee_input import FlowLayout
+from traceeval_gui.views.elided_label import ElidedLabel
+from traceeval_gui.views.graph_items import DARK_LIFT, edge_pen
 from traceeval_gui.views.style import MUTED_TEXT
 
 NODE_FILL = "#546e7a"  # nodes defined in the program, when not coloured by file
+LEGEND_STYLE = "#graph_legend_strip { background: palette(base); border-top: 1px solid palette(mid); }"
+FOCUS_BAR_STYLE = ("#graph_focus_bar { background: palette(alternate-base); border-bottom: 1px solid palette(mid); }"
+                   "QLabel { color: palette(window-text); }")
 LEGEND_FILES = 10  # files named in the legend; the rest are in its tooltip
 
 
@@ -50,9 +57,8 @@ class GraphToolbar(QWidget):
         self.mode_combo.setToolTip("What the edge colours compare (models A and B are chosen in the main toolbar)")
         self.mode_combo.setCurrentIndex(VIEW_MODES.index(mode))
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
-        self.models_label = QLabel()  # which models A and B are
-        self.models_label.setStyleSheet(f"color: {MUTED_TEXT};")
-        self.models_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.models_label = ElidedLabel()  # which models A and B are; shortened, never widening the panel
+        self.models_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.errors_check = QCheckBox("Errors only")
         self.errors_check.setToolTip("Hide the edges that are right (found, both right, traced, ground truth) "
                                      "and the nodes without a wrong edge")
@@ -78,22 +84,35 @@ class GraphToolbar(QWidget):
         controls.addWidget(self.fit_button)
 
         self.class_buttons: dict[str, QToolButton] = {}  # the chips: filled in place by `set_classes`
-        self.chips_row = QHBoxLayout()
-        self.chips_row.setSpacing(0)
+        chips_box = QWidget()  # the chips wrap to a second row rather than being cut or widening the panel
+        chips_box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.chips_row = FlowLayout(chips_box, spacing=3)
+        self.chips_row.setContentsMargins(0, 0, 0, 0)
         self.status = _FitOrHideLabel()
         self.status.setStyleSheet(f"color: {MUTED_TEXT};")
         self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # chips first
         chips = QHBoxLayout()
         chips.setContentsMargins(4, 2, 8, 4)
-        chips.addLayout(self.chips_row)
+        chips.addWidget(chips_box, 3)
         chips.addWidget(self.status, 1)
+
+        self.selection = ElidedLabel()  # the selection's full name (labels in the picture are shortened)
+        self.selection.setContentsMargins(8, 0, 8, 3)
+        self.show_selection(None)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(controls)
         layout.addLayout(chips)
+        layout.addWidget(self.selection)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            for name, button in getattr(self, "class_buttons", {}).items():
+                button.setStyleSheet(_chip_style(EDGE_STYLES[name].colour, self.palette()))
 
     @property
     def errors_only(self) -> bool:
@@ -129,7 +148,7 @@ class GraphToolbar(QWidget):
             button.setIconSize(QSize(18, 10))
             button.setToolTip(f"<b>{html.escape(style.label)}</b>: {html.escape(style.description)}."
                               "<br>Click to show or hide these edges.")
-            button.setStyleSheet(_chip_style(style.colour))
+            button.setStyleSheet(_chip_style(style.colour, self.palette()))
             button.toggled.connect(lambda checked, name=name: self.class_toggled.emit(name, checked))
             button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never elided
             self.class_buttons[name] = button
@@ -138,7 +157,7 @@ class GraphToolbar(QWidget):
     def show_counts(self, counts: Mapping[str, int]) -> None:
         """How many edges each class has, on its chip."""
         for name, button in self.class_buttons.items():
-            button.setText(f"{EDGE_STYLES[name].label} {counts.get(name, 0)}")
+            button.setText(f"{EDGE_STYLES[name].label} {counts.get(name, 0):,}")
 
     def show_hidden(self, hidden: Collection[str]) -> None:
         """Uncheck the chips of the hidden classes, check the others (without reporting it back)."""
@@ -147,9 +166,17 @@ class GraphToolbar(QWidget):
             button.setChecked(name not in hidden)
             button.blockSignals(False)
 
+    def show_selection(self, names: Sequence[str] | None) -> None:
+        """The selected node (one name) or edge (caller, callee), in full; None: nothing selected."""
+        text = " → ".join(names) if names else ""
+        self.selection.setText(f"Selected: {text}" if text else "Nothing selected: click a node or an edge")
+        self.selection.setToolTip(text)
+        self.selection.setForegroundRole(QPalette.ColorRole.WindowText if text else QPalette.ColorRole.PlaceholderText)
+
     def clear(self) -> None:
         self.set_classes((), ())
         self.status.clear()
+        self.show_selection(None)
 
     def _on_mode_combo_changed(self, index: int) -> None:
         self.mode_chosen.emit(VIEW_MODES[index])
@@ -165,7 +192,7 @@ class FileLegendView(QWidget):
         super().__init__(parent)
         self.setObjectName("graph_legend_strip")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # a QWidget subclass paints no background
-        self.setStyleSheet("#graph_legend_strip { background: white; border-top: 1px solid #e0e3e7; }")
+        self.setStyleSheet(LEGEND_STYLE)
         self.file_check = QCheckBox("Colour by file:")
         self.file_check.setChecked(True)
         self.file_check.setToolTip("Fill nodes by the file that defines them; grey: not defined in the program "
@@ -235,13 +262,19 @@ def _line_icon(colour: str, dash: str) -> QIcon:
     return QIcon(pixmap)
 
 
-def _chip_style(colour: str) -> str:
+def _chip_style(colour: str, palette: QPalette) -> str:
+    """A class chip: muted when its class is hidden, tinted in the class colour when shown, on the palette's base."""
     tint = QColor(colour)
-    base = QColor("white")
+    base = palette.color(QPalette.ColorRole.Base)
+    if base.lightness() < 128:  # as the canvas draws edges on a dark background
+        tint = tint.lighter(DARK_LIFT)
+        colour = tint.name()
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
-    return (f"QToolButton {{ color: #80868b; border: 1px solid #d0d3d7; border-radius: 10px; "
-            f"padding: 2px 6px; margin-left: 3px; background: #fafafa; }}"
+    muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
+    border = palette.color(QPalette.ColorRole.Mid).name()
+    return (f"QToolButton {{ color: {muted}; border: 1px solid {border}; border-radius: 10px; "
+            f"padding: 2px 6px; background: {base.name()}; }}"
             f"QToolButton:checked {{ color: {colour}; border-color: {colour}; background: {mixed.name()}; "
             f"font-weight: bold; }}")
 
@@ -252,3 +285,50 @@ class _FitOrHideLabel(QLabel):
     def paintEvent(self, event) -> None:
         if self.fontMetrics().horizontalAdvance(self.text()) <= self.contentsRect().width():
             super().paintEvent(event)
+
+
+class FocusBar(QWidget):
+    """Above a big program's graph: whose neighbourhood is drawn and how much is folded, and the button
+    that shows every node (or goes back to the neighbourhood). Hidden for programs drawn whole anyway."""
+
+    show_all_toggled = Signal(bool)  # True: draw every node
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graph_focus_bar")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(FOCUS_BAR_STYLE)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.button = QPushButton()
+        self.button.setCheckable(True)
+        self.button.toggled.connect(self.show_all_toggled)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 3, 8, 3)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.hide()
+
+    def show_focus(self, focused: FocusedGraph | None, total: int, label_of: Callable[[str], str]) -> None:
+        """Say what is drawn: `focused` (None: every node) of a program of `total` nodes."""
+        if focused is None and total <= FOCUS_NODES:
+            self.hide()
+            return
+        self.button.blockSignals(True)
+        self.button.setChecked(focused is None)
+        self.button.blockSignals(False)
+        if focused is None:
+            self.label.setText(f"All {total:,} nodes of this program.")
+            self.button.setText("Show the neighbourhood")
+            self.button.setToolTip("Draw only the nodes near the selection, the rest folded by file")
+        else:
+            centre = " → ".join(f"<b>{html.escape(label_of(name))}</b>" for name in focused.centre)
+            calls = "call" if focused.hops == 1 else "calls"
+            real = len(focused.nodes) - len(focused.folded)
+            self.label.setText(f"Around {centre}: {real:,} of {total:,} nodes, within {focused.hops} {calls} "
+                               "either way; their callers and callees outside it are folded by file (squares). "
+                               "Select a node elsewhere to move there.")
+            self.button.setText(f"Show all {total:,} nodes")
+            self.button.setToolTip("Draw every node of this program")
+        self.show()

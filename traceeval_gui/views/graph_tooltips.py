@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from core.model import Edge, Node
 from core.overlay import InstanceOverlay
@@ -45,4 +45,28 @@ def edge_tooltip(edge: Edge, edge_class: str | None, overlay: InstanceOverlay) -
         traced = "no trace run" if overlay.trace is None else ("yes" if overlay_edge.traced else "no")
         lines.append(f"predicted by: {html.escape(models)}")
         lines.append(f"in the ground truth: {'yes' if overlay_edge.truth else 'no'}; traced: {traced}")
+    return "<br>".join(lines)
+
+
+def folded_tooltip(label: str, file: str, members: Sequence[str], shown: int = 12) -> str:
+    """A folded file node (`label`, e.g. "3 callers in parser.py"): which nodes it stands for."""
+    where = html.escape(file) if file else "names not defined in the program"
+    names = "<br>".join(html.escape(m) for m in members[:shown])
+    more = f"<br>… and {len(members) - shown:,} more" if len(members) > shown else ""
+    return (f"<b>{html.escape(label)}</b> ({where}), folded: outside the neighbourhood drawn<br>{names}{more}"
+            f"<br><span style='color:{MUTED_TEXT}'>Select one elsewhere, or Show all, to draw them.</span>")
+
+
+def folded_edge_tooltip(edge: Edge, edge_class: str | None, real: Sequence[Edge], classes: Mapping[Edge, str]) -> str:
+    """An edge into or out of a folded file node: the calls it stands for, by class."""
+    counts = Counter(classes[e] for e in real if e in classes)
+    parts = [f"<span style='color:{EDGE_STYLES[c].colour}'>{n} {html.escape(EDGE_STYLES[c].label)}</span>"
+             for c, n in counts.items()]
+    lines = [f"<b>{html.escape(edge[0])}</b> → <b>{html.escape(edge[1])}</b>",
+             f"{len(real):,} calls: {', '.join(parts)}" if parts else f"{len(real):,} calls"]
+    if edge_class is not None:
+        lines.append(f"drawn as the worst of them: {html.escape(EDGE_STYLES[edge_class].label)}")
+    lines += [f"{html.escape(a)} → {html.escape(b)}" for a, b in real[:8]]
+    if len(real) > 8:
+        lines.append(f"… and {len(real) - 8:,} more")
     return "<br>".join(lines)

@@ -24,28 +24,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QAction, QCursor
-from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
 from core.graph_export import MODE_TITLES, GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
 from core.graph_layout import GraphLayout, layered_layout
 from core.model import Edge, Node
 from core.overlay import InstanceOverlay, ShownPart, classify_edges
-from core.palette import MODE_CLASSES
+from core.graph_labels import distinct_labels
+from core.palette import MODE_CLASSES, WORST_FIRST
 from traceeval_gui.app_state import AppState
-from traceeval_gui.models.graph_scene import CORRECT_CLASSES, EdgeGeometry, filter_graph, short_name, short_names
+from traceeval_gui.models.graph_focus import (
+    FOCUS_NODES,
+    FocusedGraph,
+    default_centre,
+    focus_graph,
+    fold_classes,
+    folded_label,
+)
+from traceeval_gui.models.graph_scene import CORRECT_CLASSES, EdgeGeometry, filter_graph, short_name
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.file_dialogs import save_file_name
 from traceeval_gui.views.graph_canvas import LABEL_LIMIT, GraphCanvasView
-from traceeval_gui.views.graph_toolbar import FileLegendView, GraphToolbar, node_fill
-from traceeval_gui.views.graph_tooltips import edge_tooltip, node_tooltip
+from traceeval_gui.views.graph_toolbar import FileLegendView, FocusBar, GraphToolbar, node_fill
+from traceeval_gui.views.graph_tooltips import edge_tooltip, folded_edge_tooltip, folded_tooltip, node_tooltip
 from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.style import MUTED_TEXT
 
 __all__ = ["LABEL_LIMIT", "GraphPanel"]  # LABEL_LIMIT: the tests check the label count against it
 
 LAYOUT_CACHE = 8  # instances whose layout is kept
+SIZE_HINT, MINIMUM_SIZE = QSize(520, 420), QSize(240, 200)
 EXPORTERS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
 EXPORT_FILTERS = "SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot);;GraphML (*.graphml);;JSON (*.json)"
 
@@ -62,6 +72,8 @@ class _LoadedGraph:
     title: str
     colours: dict[str, str]  # file -> fill, as in the exports (files only: no "")
     rows: dict[str, int]  # node -> row of the layout
+    focused: FocusedGraph | None = None  # a big program's neighbourhood, when that is what is drawn
+    sources: tuple = ()  # what `show_overlay` was given, to show it again around another selection
 
 
 class GraphPanel(QWidget):
@@ -77,6 +89,7 @@ class GraphPanel(QWidget):
         self._mode = ""  # the effective view mode (the requested one, or "truth" as a fallback)
         self._classified_for: tuple | None = None  # (view mode, model A, model B) of `_classes`
         self._focus: tuple[str, ...] = ()  # the latest selection's nodes: a node, or an edge's two ends
+        self.show_all = False  # big programs: every node rather than the selection's neighbourhood
 
         self.toolbar = GraphToolbar(state.view_mode)
         self.banner = QLabel()
@@ -85,11 +98,12 @@ class GraphPanel(QWidget):
         self.banner.setStyleSheet("color: #8a5a00; background: #fff8e1;")
         self.banner.hide()
         self.omitted = OmittedEdgesLabel()
+        self.focus_bar = FocusBar()
         self.plot = GraphCanvasView()
         self.file_legend = FileLegendView()
         self.placeholder = QLabel()
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet(f"color: {MUTED_TEXT}; background: white;")
+        self.placeholder.setStyleSheet(f"color: {MUTED_TEXT}; background: palette(base);")
         plot_page = QWidget()
         plot_layout = QVBoxLayout(plot_page)
         plot_layout.setContentsMargins(0, 0, 0, 0)
@@ -105,6 +119,7 @@ class GraphPanel(QWidget):
         layout.addWidget(self.toolbar)
         layout.addWidget(self.banner)
         layout.addWidget(self.omitted)
+        layout.addWidget(self.focus_bar)
         layout.addWidget(self.stack, 1)
 
         # the parts' widgets and items, under the names tests and scripts use
@@ -120,9 +135,11 @@ class GraphPanel(QWidget):
         toolbar.filters_changed.connect(self._apply_filters)
         toolbar.fit_requested.connect(self.fit)
         plot.clicked.connect(self.click)
-        plot.hovered.connect(self._on_plot_hovered)
+        plot.describe = self._describe
         plot.menu_requested.connect(self._on_plot_menu_requested)
         self.file_legend.file_check.toggled.connect(self._on_file_check_toggled)
+        self.focus_bar.show_all_toggled.connect(self._on_focus_bar_show_all_toggled)
+        self.show_all_button = self.focus_bar.button
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
         state.model_selected.connect(self._on_state_model_selected)
@@ -142,16 +159,28 @@ class GraphPanel(QWidget):
         The layout is cached per instance and union of edges, so showing it again costs nothing. Beyond
         the bound only `overlay.shown()` is laid out and drawn.
         """
+        sources = (overlay, groups, places, title)
         shown = overlay.shown()
         groups = {name: (groups or {}).get(name, "") for name in shown.nodes}
-        layout, geometry = self._laid_out(overlay.instance_key, shown, groups)
+        edges = tuple(e.edge for e in shown.edges)
+        self._focus = self._selection_focus()
+        focused = None
+        if len(shown.nodes) > FOCUS_NODES and not self.show_all:
+            centre = tuple(n for n in self._focus if n in groups) or default_centre(shown.nodes, edges)
+            focused = focus_graph(shown.nodes, edges, groups, centre)
+            nodes, edges, groups = focused.nodes, focused.edges, dict(focused.groups)
+        else:
+            nodes = shown.nodes
+        layout, geometry = self._laid_out(overlay.instance_key, nodes, edges, groups)
         title = title or overlay.instance_key
         colours = file_colours(GraphPicture(title, "truth", layout, groups, {}, overlay))
         self._graph = _LoadedGraph(overlay, shown, layout, groups, places or {}, title,
                                    {file: colour for file, colour in colours.items() if file},
-                                   {name: i for i, name in enumerate(layout.nodes)})
-        self.plot.set_graph(layout, geometry, short_names(layout.nodes), self._node_fills())
-        self._focus = self._selection_focus()
+                                   {name: i for i, name in enumerate(layout.nodes)}, focused, sources)
+        self.plot.set_graph(layout, geometry, self._labels(layout.nodes, focused), self._node_fills(),
+                            folded=None if focused is None else np.isin(np.array(layout.nodes, dtype=object),
+                                                                         list(focused.folded)))
+        self.focus_bar.show_focus(focused, len(shown.nodes), self._label_of)
         self._mode = ""
         self.omitted.show_part(shown)
         if layout.nodes:
@@ -163,6 +192,7 @@ class GraphPanel(QWidget):
 
     def clear(self, message: str = "Select a program to see its call graph.") -> None:
         self._graph = None
+        self.focus_bar.show_focus(None, 0, self._label_of)
         self.picture = None
         self._classes, self._drawn = {}, {}
         self._shown = np.zeros(0, dtype=bool)
@@ -223,11 +253,15 @@ class GraphPanel(QWidget):
     def click(self, point) -> None:
         """What a left click at `point` (graph coordinates) does: select the node, else the edge."""
         node = self.node_at(point)
+        focused = self._graph.focused if self._graph is not None else None
         if node is not None:
-            self.state.select_node(node)
+            if focused is None or node not in focused.folded:  # a folded file is not a node to select
+                self.state.select_node(node)
             return
         edge = self.edge_at(point)
         if edge is not None:
+            if focused is not None:  # an edge into a folded file stands for real ones: select the first
+                edge = focused.stands_for[edge][0]
             self.state.select_edge_named(*edge)
 
     def export_picture(self) -> GraphPicture | None:
@@ -294,6 +328,8 @@ class GraphPanel(QWidget):
     def _on_state_node_selected(self, name: str) -> None:
         if name:
             self._focus = (name,)
+            if self._refocus():
+                return
         self._selection_changed()
         if name and self._graph is not None and name in self._graph.rows:
             self.plot.ensure_visible([name])
@@ -301,25 +337,43 @@ class GraphPanel(QWidget):
     def _on_state_edge_selected(self, edge: ClassifiedEdge | None) -> None:
         if edge is not None:
             self._focus = (edge.caller, edge.callee)
+            if self._refocus():
+                return
         self._selection_changed()
         if edge is not None and self._graph is not None:
             names = [n for n in (edge.caller, edge.callee) if n in self._graph.rows]
             if names:
                 self.plot.ensure_visible(names)
 
+    def _refocus(self) -> bool:
+        """A big program's neighbourhood follows a selection made outside it: show the new one's."""
+        graph = self._graph
+        if graph is None or graph.focused is None:
+            return False
+        real = graph.focused.real_nodes
+        if all(name in real for name in self._focus) or not any(n in graph.shown.nodes for n in self._focus):
+            return False
+        self.show_overlay(*graph.sources)
+        self._show_selection()
+        return True
+
     # -- widget slots ---------------------------------------------------------------------
+    def _on_focus_bar_show_all_toggled(self, show_all: bool) -> None:
+        self.show_all = show_all
+        if self._graph is not None:
+            self.show_overlay(*self._graph.sources)
+
     def _on_file_check_toggled(self, _checked: bool) -> None:
         if self._graph is not None:
             self.plot.set_node_fills(self._node_fills())
             self._update_file_legend()
 
-    def _on_plot_hovered(self, key: tuple[str, object] | None) -> None:
-        if key is None:
-            QToolTip.hideText()
-            return
+    def _describe(self, key: tuple[str, object]) -> str:
+        """The hover text of a node or an edge of the plot."""
         kind, what = key
-        text = self._node_tooltip(what) if kind == "node" else self._edge_tooltip(what)
-        QToolTip.showText(QCursor.pos(), text, self.plot)
+        if self._graph is None:
+            return ""
+        return self._node_tooltip(what) if kind == "node" else self._edge_tooltip(what)
 
     def _on_plot_menu_requested(self, point: QPointF, screen_pos: QPointF) -> None:
         menu = QMenu(self)
@@ -327,7 +381,7 @@ class GraphPanel(QWidget):
         fit.triggered.connect(self.fit)
         menu.addAction(fit)
         node = self.node_at(point)
-        if node is not None:
+        if node is not None and not (self._graph.focused is not None and node in self._graph.focused.folded):
             copy = QAction(f"Copy name “{short_name(node)}”", menu)
             copy.triggered.connect(lambda: QApplication.clipboard().setText(node))
             menu.addAction(copy)
@@ -359,15 +413,14 @@ class GraphPanel(QWidget):
         if keep_range:
             self.view.setRange(view_range, padding=0.0)
 
-    def _laid_out(self, instance_key: str, shown: ShownPart,
+    def _laid_out(self, instance_key: str, nodes: tuple[str, ...], edges: tuple[Edge, ...],
                   groups: dict[str, str]) -> tuple[GraphLayout, EdgeGeometry]:
-        """The layout of the shown nodes and edges (all sources) and the edges' geometry, cached."""
-        edges = tuple(e.edge for e in shown.edges)
-        key = (instance_key, shown.nodes, edges)
+        """The layout of the drawn nodes and edges (all sources) and the edges' geometry, cached."""
+        key = (instance_key, nodes, edges)
         if key in self._layouts:
             self._layouts.move_to_end(key)
         else:
-            layout = layered_layout(shown.nodes, edges, groups)
+            layout = layered_layout(nodes, edges, groups)
             self._layouts[key] = (layout, EdgeGeometry.build(layout, edges))
             while len(self._layouts) > LAYOUT_CACHE:
                 self._layouts.popitem(last=False)
@@ -414,6 +467,7 @@ class GraphPanel(QWidget):
         self.banner.setVisible(bool(why))
         names = {"model": f"A: {a or 'none'}", "compare": f"A: {a or 'none'} · B: {b or 'none'}"}
         self.models_label.setText(names.get(self.state.view_mode, ""))
+        self.models_label.setToolTip(self.models_label.text())
         self.toolbar.show_counts(overlay.class_counts(mode, a, b))  # every edge, drawn or not
         self._apply_filters()
 
@@ -425,7 +479,10 @@ class GraphPanel(QWidget):
         hidden, errors_only, hops = self.state.hidden_classes, self.toolbar.errors_only, self.toolbar.hops
         self.toolbar.show_hidden(hidden)
         focus = tuple(name for name in self._focus if name in graph.rows)
-        self._drawn, self._shown = filter_graph(self._classes, graph.rows, hidden, errors_only, hops, focus)
+        classes = self._classes
+        if graph.focused is not None:
+            classes = fold_classes(classes, graph.focused, WORST_FIRST[self._mode])
+        self._drawn, self._shown = filter_graph(classes, graph.rows, hidden, errors_only, hops, focus)
         self.plot.draw(self._drawn, self._shown)
         self._show_selection()
         self._update_file_legend()
@@ -448,7 +505,16 @@ class GraphPanel(QWidget):
 
     def _show_selection(self) -> None:
         edge = self.state.edge
-        self.plot.show_selection((edge.caller, edge.callee) if edge is not None else None, self.state.node)
+        pair = (edge.caller, edge.callee) if edge is not None else None
+        self.plot.show_selection(pair, self.state.node)
+        selected = edge is not None or bool(self.state.node)
+        self.toolbar.show_selection(self._focus if selected else None)  # the latest: a node, or an edge's ends
+
+    def sizeHint(self) -> QSize:
+        return QSize(SIZE_HINT)  # never the contents': the splitters around stay put when modes change
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(MINIMUM_SIZE)
 
     def _node_fills(self) -> list[str]:
         graph = self._graph
@@ -472,10 +538,30 @@ class GraphPanel(QWidget):
 
     def _node_tooltip(self, name: str) -> str:
         graph = self._graph
+        if graph.focused is not None and name in graph.focused.folded:
+            return folded_tooltip(self._label_of(name), graph.groups.get(name, ""), graph.focused.folded[name])
         return node_tooltip(name, graph.places.get(name), graph.groups.get(name, ""), self._classes, self._mode)
 
     def _edge_tooltip(self, edge: Edge) -> str:
+        focused = self._graph.focused
+        if focused is not None and edge not in self._classes:
+            return folded_edge_tooltip(edge, self._drawn.get(edge), focused.stands_for.get(edge, ()), self._classes)
         return edge_tooltip(edge, self._classes.get(edge), self._graph.overlay)
+
+    def _labels(self, nodes: tuple[str, ...], focused: FocusedGraph | None) -> list[str]:
+        """Node labels, told apart within the picture; a folded file says how many nodes it holds."""
+        if focused is None:
+            return distinct_labels(nodes)
+        real = [n for n in nodes if n not in focused.folded]
+        labels = dict(zip(real, distinct_labels(real)))
+        return [labels[n] if n in labels else folded_label(n, focused.folded[n]) for n in nodes]
+
+    def _label_of(self, name: str) -> str:
+        """A node's label in the picture drawn (the name itself when it is not drawn)."""
+        graph = self._graph
+        if graph is None or name not in graph.rows:
+            return name
+        return self.plot.labels.texts[graph.rows[name]]
 
     def _show_placeholder(self, message: str) -> None:
         self.placeholder.setText(message)
