@@ -207,6 +207,21 @@ def fit_graph(window, qtbot, tmp_path):
     assert fitted.width() > zoomed.width() * 3  # back out to the whole graph
 
 
+def whole_graph(window, qtbot, tmp_path):
+    from tests.bench.bench_graph_view import synthetic_overlay
+
+    press(window, qtbot, "View › Whole Graph or Neighbourhood")  # the demo's graphs are drawn whole
+    assert "drawn whole" in window.statusBar().currentMessage()
+    overlay, groups = synthetic_overlay(200, 420, files=8, seed=3)
+    graph = window.graph_panel
+    graph.show_overlay(overlay, groups)
+    assert len(graph.picture.layout.nodes) < 200  # a neighbourhood
+    press(window, qtbot, "View › Whole Graph or Neighbourhood")
+    assert graph.show_all and len(graph.picture.layout.nodes) == 200
+    press(window, qtbot, "View › Whole Graph or Neighbourhood")
+    assert not graph.show_all and len(graph.picture.layout.nodes) < 200
+
+
 def maximise_pane(window, qtbot, tmp_path):
     window.source_view.setFocus()
     window.source_view.tabs.currentWidget().setFocus()
@@ -434,6 +449,7 @@ EXPECTATIONS = {
     "View › Next Graph Mode": _with_path(next_graph_mode),
     **{f"View › Toggle Edge Classes › Edge Class {i + 1} of the Legend": toggle_class(i) for i in range(4)},
     "View › Fit Graph": _with_path(fit_graph),
+    "View › Whole Graph or Neighbourhood": _with_path(whole_graph),
     "View › Maximise Pane": _with_path(maximise_pane),
     "View › Reset Layout": _with_path(reset_layout),
     "View › Theme › System": theme("system"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.test_menu_actions import all_menu_items
@@ -51,3 +51,14 @@ def test_the_theme_is_remembered(qtbot, tmp_path, light_afterwards):
     assert again.theme == "dark" and again.dark
     ThemeController(settings).choose("light", remember=False)
     assert settings.value(THEME_SETTING) == "dark"  # --theme does not change the remembered choice
+
+
+def test_notes_above_views_take_the_dark_palette(window, qtbot, light_afterwards):
+    from traceeval_gui.views.note_label import NOTE_COLOURS
+
+    notes = (window.graph_panel.banner, window.graph_panel.omitted, window.answer_panel.response_note)
+    assert all(NOTE_COLOURS[False][1] in note.styleSheet() for note in notes)
+    all_menu_items(window)["View › Theme › Dark"].trigger()
+    qtbot.waitUntil(lambda: all(NOTE_COLOURS[True][1] in note.styleSheet() for note in notes))
+    assert contrast(QColor(NOTE_COLOURS[True][0]), QColor(NOTE_COLOURS[True][1])) >= 7
+    assert contrast(QColor(NOTE_COLOURS[False][0]), QColor(NOTE_COLOURS[False][1])) >= 4.5

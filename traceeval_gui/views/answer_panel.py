@@ -36,7 +36,7 @@ from traceeval_gui.views.answer_prompt import PromptView, prompt_status
 from traceeval_gui.views.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
 from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView, ShownResponse, shown_response
 from traceeval_gui.views.form_parts import layout_widget, titled_pane
-from traceeval_gui.views.omitted_edges import NOTE_STYLE
+from traceeval_gui.views.note_label import NoteLabel
 from traceeval_gui.views.style import MUTED_TEXT, model_label
 from traceeval_gui.views.trace_text import GREEN
 
@@ -140,11 +140,7 @@ class AnswerPanel(QWidget):
         self.problems_label.setTextFormat(Qt.TextFormat.RichText)
         self.problems_label.setWordWrap(True)
         self.problems_label.setContentsMargins(8, 0, 4, 4)
-        self.response_note = QLabel()  # what a long response's view leaves out
-        self.response_note.setWordWrap(True)
-        self.response_note.setContentsMargins(8, 3, 8, 3)
-        self.response_note.setStyleSheet(NOTE_STYLE)
-        self.response_note.hide()
+        self.response_note = NoteLabel()  # what a long response's view leaves out
         self.text_view = AnswerTextView()
         self.text_view.line_clicked.connect(self._on_text_view_line_clicked)
         self.questions_label = QLabel()

@@ -49,6 +49,7 @@ from traceeval_gui.views.file_dialogs import save_file_name
 from traceeval_gui.views.graph_canvas import LABEL_LIMIT, GraphCanvasView
 from traceeval_gui.views.graph_toolbar import FileLegendView, FocusBar, GraphToolbar, node_fill
 from traceeval_gui.views.graph_tooltips import edge_tooltip, folded_edge_tooltip, folded_tooltip, node_tooltip
+from traceeval_gui.views.note_label import NoteLabel
 from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.style import MUTED_TEXT
 
@@ -92,11 +93,7 @@ class GraphPanel(QWidget):
         self.show_all = False  # big programs: every node rather than the selection's neighbourhood
 
         self.toolbar = GraphToolbar(state.view_mode)
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setContentsMargins(8, 3, 8, 3)
-        self.banner.setStyleSheet("color: #8a5a00; background: #fff8e1;")
-        self.banner.hide()
+        self.banner = NoteLabel()
         self.omitted = OmittedEdgesLabel()
         self.focus_bar = FocusBar()
         self.plot = GraphCanvasView()

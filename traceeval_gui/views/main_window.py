@@ -247,6 +247,9 @@ class MainWindow(QMainWindow):
             overlays.addAction(action(self, f"Edge Class {index + 1} of the Legend",
                                       lambda _=False, i=index: self.state.toggle_class(i), f"Alt+{index + 1}"))
         view_menu.addAction(action(self, "&Fit Graph", self.graph_panel.fit, "Ctrl+0"))
+        view_menu.addAction(action(self, "Whole Graph or &Neighbourhood", self._on_whole_graph_triggered,
+                                   "Ctrl+Shift+G", "A program over 60 nodes: draw every node, or again only the "
+                                   "selection's neighbourhood"))
         view_menu.addSeparator()
         view_menu.addAction(action(self, "&Maximise Pane", self.maximiser.toggle_focused, "Ctrl+Shift+Return",
                                    "The pane with the keyboard focus fills the window; again to restore "
@@ -661,6 +664,13 @@ class MainWindow(QMainWindow):
             self.source_view.open_find()
         else:
             self.browser.focus_filter()
+
+    def _on_whole_graph_triggered(self) -> None:
+        button = self.graph_panel.show_all_button
+        if not button.isVisibleTo(self.graph_panel):
+            self._on_panel_message("This graph is drawn whole: only programs over 60 nodes open on a neighbourhood")
+            return
+        button.click()
 
     def _on_filter_edges_triggered(self) -> None:
         self.show_tab("edges")

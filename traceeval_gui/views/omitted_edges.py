@@ -6,25 +6,20 @@ they leave out. Scores and class counts elsewhere still count every edge.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
 from core.overlay import ShownPart
+from traceeval_gui.views.note_label import NoteLabel
 
-NOTE_STYLE = "color: #8a5a00; background: #fff8e1;"  # the graph banner's: a view that is not the whole story
 
-
-class OmittedEdgesLabel(QLabel):
+class OmittedEdgesLabel(NoteLabel):
     """Hidden while a view shows every edge; else "Showing 2,000 of N edges, … and K more edges not shown; …"."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWordWrap(True)
-        self.setContentsMargins(8, 3, 8, 3)
-        self.setStyleSheet(NOTE_STYLE)
         self.setToolTip("So that the window stays responsive, views list and draw a bounded part of this "
                         "program's edges (the ground truth's and the trace's first); name filters apply to that "
                         "part. Precision, recall, F1 and the class counts count every edge.")
-        self.hide()
 
     def show_part(self, shown: ShownPart | None) -> None:
         """Say what `shown` leaves out (hide when it leaves nothing out, or when there is no program)."""

@@ -14,11 +14,22 @@ from core.workspace import ModelRow
 # "" is an edge the current model neither predicts nor misses (only model B or the trace has it).
 _KINDS = ("TP", "FP", "FN")
 EDGE_COLOURS = {kind: EDGE_STYLES[kind].colour for kind in _KINDS} | {"": "#455a64"}
-EDGE_TINTS = {"TP": "#e2f2e3", "FP": "#fce4e4", "FN": "#efe1f7", "": "#eceff1"}  # rows, source lines
-EDGE_FOCUS_TINTS = {"TP": "#c2e4c4", "FP": "#f7c6c6", "FN": "#dbc3ec", "": "#cfd8dc"}  # the selected edge
-# The same hues for a dark palette: dark enough that the palette's light text keeps its contrast.
-DARK_EDGE_TINTS = {"TP": "#1e3b23", "FP": "#4a2326", "FN": "#38264a", "": "#2c3337"}
-DARK_EDGE_FOCUS_TINTS = {"TP": "#2e5f35", "FP": "#73323a", "FN": "#553a72", "": "#44525a"}
+
+
+def _blend(colour: str, base: str, share: float) -> str:
+    """`share` of `colour` over `base`, as #rrggbb."""
+    ours, theirs = QColor(colour), QColor(base)
+    mixed = [round(a * share + b * (1 - share)) for a, b in zip(ours.getRgb()[:3], theirs.getRgb()[:3])]
+    return QColor(*mixed).name()
+
+
+# Row and source-line backgrounds are the class colours thinned over the page, so they keep the hue the graph
+# and legend use; on a dark page they stay dark enough that the palette's light text keeps its contrast.
+LIGHT_PAGE, DARK_PAGE = "#ffffff", "#1f2124"
+EDGE_TINTS = {kind: _blend(colour, LIGHT_PAGE, 0.16) for kind, colour in EDGE_COLOURS.items()}
+EDGE_FOCUS_TINTS = {kind: _blend(colour, LIGHT_PAGE, 0.32) for kind, colour in EDGE_COLOURS.items()}  # selected
+DARK_EDGE_TINTS = {kind: _blend(colour, DARK_PAGE, 0.22) for kind, colour in EDGE_COLOURS.items()}
+DARK_EDGE_FOCUS_TINTS = {kind: _blend(colour, DARK_PAGE, 0.4) for kind, colour in EDGE_COLOURS.items()}
 ERROR_TEXT = {False: "#c62828", True: "#ff8a80"}  # by is_dark()
 WARNING_TEXT = {False: "#8a5a00", True: "#ffcc80"}
 SCORE_BAR = {False: "#dbe7f3", True: "#2c4a66"}  # the faint bar behind a score
