@@ -47,7 +47,7 @@ class AppState(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.jobs = JobRunner(self)
-        self.collector = IdleCollector(self.jobs, self)  # full garbage collections only between jobs
+        self.collector = IdleCollector.watch(self.jobs)  # full garbage collections only between jobs
         self.opened: OpenedDataset | None = None
         self.workspace: Workspace | None = None
         self.instance_key: str | None = None

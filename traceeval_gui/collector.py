@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -36,14 +37,28 @@ def install_policy() -> None:
 
 
 class IdleCollector(QObject):
-    """Runs the full collection when `jobs` is idle (see the module's docstring)."""
+    """Runs the full collection when no watched `JobRunner` is busy (see the module's docstring).
 
-    def __init__(self, jobs, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    One per process, owned by this module: a pass may free a window and everything it owns, so the
+    timer that starts it must not belong to anything a pass can free."""
+
+    _instance: "IdleCollector | None" = None
+
+    @classmethod
+    def watch(cls, jobs) -> "IdleCollector":
+        """The process's collector, now also waiting for `jobs` (a `JobRunner`) to be idle."""
+        if cls._instance is None:
+            cls._instance = cls()
+        cls._instance._runners.add(jobs)
+        jobs.busy_changed.connect(cls._instance._on_jobs_busy_changed)
+        return cls._instance
+
+    def __init__(self) -> None:
+        super().__init__()
         install_policy()
-        self.jobs = jobs
         self.passes = 0
         self.last_pass = time.monotonic()
+        self._runners: weakref.WeakSet = weakref.WeakSet()
         self._after_jobs = QTimer(self)
         self._after_jobs.setSingleShot(True)
         self._after_jobs.setInterval(IDLE_MS)
@@ -52,7 +67,10 @@ class IdleCollector(QObject):
         self._period.setInterval(PERIOD_MS)
         self._period.timeout.connect(self._on_period_timeout)
         self._period.start()
-        jobs.busy_changed.connect(self._on_jobs_busy_changed)
+
+    @property
+    def busy(self) -> bool:
+        return any(runner.busy for runner in list(self._runners))
 
     def collect(self) -> int:
         """One full pass now; returns the number of unreachable objects found."""
@@ -64,13 +82,13 @@ class IdleCollector(QObject):
     def _on_jobs_busy_changed(self, busy: bool) -> None:
         if busy:
             self._after_jobs.stop()
-        else:
+        elif not self.busy:
             self._after_jobs.start()
 
     def _on_after_jobs_timeout(self) -> None:
-        if not self.jobs.busy:
+        if not self.busy:
             self.collect()
 
     def _on_period_timeout(self) -> None:
-        if not self.jobs.busy or time.monotonic() - self.last_pass > LONGEST_WAIT_S:
+        if not self.busy or time.monotonic() - self.last_pass > LONGEST_WAIT_S:
             self.collect()
