@@ -81,9 +81,9 @@ class StallSampler:
         elif self.meter.running:
             ms = (time.perf_counter() - self._collecting) * 1000
             if ms > 20:
-                self.collections[f"[{self.meter.phase_name}] generation {info['generation']} over 20 ms"] += 1
-                self.collections[f"[{self.meter.phase_name}] generation {info['generation']} longest ms"] = max(
-                    self.collections[f"[{self.meter.phase_name}] generation {info['generation']} longest ms"], round(ms))
+                what = f"[{self.meter.phase_name}] generation {info['generation']}"
+                self.collections[f"{what} over 20 ms"] += 1
+                self.collections[f"{what} longest ms"] = max(self.collections[f"{what} longest ms"], round(ms))
 
     def _run(self) -> None:
         while not self._stop.wait(0.01):

@@ -89,6 +89,7 @@ class ComparePanel(QWidget):
         self.edge_table.setSortingEnabled(True)
         self.edge_table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # differences first
         header = self.edge_table.horizontalHeader()
+        header.setResizeContentsPrecision(40)  # fit to the first rows, not every edge of a 200-node program
         for column, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
                                        QHeaderView.ResizeMode.Stretch)):
             header.setSectionResizeMode(column, mode)

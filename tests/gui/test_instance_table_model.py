@@ -1,0 +1,45 @@
+"""The Programs table's model: rows found by key in any order, F1 columns computed when first
+needed and kept current, filters that refilter only when they change."""
+from PySide6.QtCore import Qt
+
+from core.metrics import Counts, instance_scores
+from traceeval_gui.models.instance_table import SCORE_ROLE
+
+
+def test_row_of_follows_every_sort(window):
+    browser = window.browser
+    model = browser.model
+    for column, order in ((model.f1_column("illustrative-weak"), Qt.SortOrder.DescendingOrder),
+                          (5, Qt.SortOrder.AscendingOrder), (0, Qt.SortOrder.DescendingOrder)):
+        browser.table.sortByColumn(column, order)
+        keys = [model.instance_at(row).key for row in range(model.rowCount())]
+        assert [model.row_of(key) for key in keys] == list(range(len(keys)))
+    assert model.row_of("python/no_such_program") is None
+
+
+def test_new_counts_show_in_the_f1_column_whether_or_not_it_was_computed(window, state):
+    model = window.browser.model
+    key = "python/calcpad_0001"
+    column = model.f1_column("illustrative-weak")
+    model.update_model_counts("illustrative-weak", {key: Counts(1, 1, 2)})  # before any cell was read
+    assert model.index(model.row_of(key), column).data(SCORE_ROLE) == instance_scores(Counts(1, 1, 2)).f1
+    model.update_model_counts("illustrative-weak", {key: Counts(3, 0, 0)})  # the column is computed now
+    assert model.index(model.row_of(key), column).data(SCORE_ROLE) == 1.0
+
+
+def test_setting_a_filter_to_its_value_does_not_refilter(window, qtbot):
+    proxy = window.browser.proxy
+    asked = []
+    accepts = proxy.filterAcceptsRow
+    proxy.filterAcceptsRow = lambda row, parent: asked.append(row) or accepts(row, parent)
+    try:
+        proxy.set_split(None)
+        proxy.set_repo(None)
+        proxy.set_f1_range(None)
+        assert asked == []
+        proxy.set_language("python")
+        assert asked
+        assert {proxy.index(r, 0).data(Qt.ItemDataRole.DisplayRole) for r in range(proxy.rowCount())}
+    finally:
+        del proxy.filterAcceptsRow
+        proxy.set_language(None)
