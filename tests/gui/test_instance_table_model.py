@@ -43,3 +43,26 @@ def test_setting_a_filter_to_its_value_does_not_refilter(window, qtbot):
     finally:
         del proxy.filterAcceptsRow
         proxy.set_language(None)
+
+
+def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp_path):
+    """A painted cell or a fitted column reads its own F1; the column is computed for a sort or a filter."""
+    from traceeval_gui.jobs import OpenDatasetJob
+    from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
+    from resources import DEMO_DATASET
+
+    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
+    job.signals.finished.connect(state.adopt)
+    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
+        state.jobs.start(job)
+    opened = state.opened
+    model = InstanceTableModel()
+    model.set_instances(opened.rows, opened.models, opened.counts)
+    column = model.f1_column(opened.models[0].name)
+    texts = [model.display_text(row, column) for row in range(model.rowCount())]
+    assert texts == [model.index(row, column).data() for row in range(model.rowCount())]
+    assert any(text.endswith("%") for text in texts)
+    assert model._f1 == [None] * len(opened.models)
+    assert model.display_text(0, 0) == model.index(0, 0).data() and column == len(BASE_COLUMNS)
+    model.sort(column, Qt.SortOrder.DescendingOrder)
+    assert model._f1[0] is not None

@@ -136,8 +136,9 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        item = self._order[index.row()]
-        column = index.column()
+        return self._cell(self._order[index.row()], index.column(), role)
+
+    def _cell(self, item: int, column: int, role: int):
         if column >= len(BASE_COLUMNS):
             return self._score_data(item, column - len(BASE_COLUMNS), role)
         row = self._rows[item]
@@ -158,8 +159,20 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             return f"{name}\n{row.source_url}" if row.source_url else name
         return None
 
+    def display_text(self, row: int, column: int) -> str:
+        """What the cell shows, without a model index (fitting columns reads hundreds of cells)."""
+        return self._cell(self._order[row], column, Qt.ItemDataRole.DisplayRole) or ""
+
+    def _f1_of(self, model_index: int, item: int) -> float | None:
+        """One program's F1, without computing the whole column when it is not needed yet."""
+        f1 = self._f1[model_index]
+        if f1 is not None:
+            return f1[item]
+        counts = self._counts[model_index][item]
+        return instance_scores(counts).f1 if counts is not None else None
+
     def _score_data(self, item: int, model_index: int, role: int):
-        f1 = self._f1_column(model_index)[item]
+        f1 = self._f1_of(model_index, item)
         if role == Qt.ItemDataRole.DisplayRole:
             return "" if f1 is None else f"{f1 * 100:.1f}%"
         if role == SORT_ROLE:

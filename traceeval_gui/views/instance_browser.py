@@ -298,7 +298,7 @@ class InstanceBrowserPanel(QWidget):
             title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
             width = max(header_metrics.horizontalAdvance(line) for line in title.split("\n")) + SORT_ARROW_ROOM
             for row in sample:
-                text = self.model.index(row, column).data() or ""
+                text = self.model.display_text(row, column)
                 width = max(width, metrics.horizontalAdvance(text) + CELL_PADDING)
             self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
 
