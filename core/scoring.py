@@ -120,6 +120,9 @@ class NormalisedTruths:
         return self.edges
 
 
+FEW_PROGRAMS = 1000
+
+
 def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
                     truths: NormalisedTruths | None = None, rules: str = DEFAULT_RULES) -> dict[str, Counts]:
     """Counts for every selected instance the model has a prediction for (cached in the workspace)."""
@@ -134,7 +137,8 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         raise ValueError(f"the shared truths are normalised with {truths.rules} rules and {sorted(truths.modes)}, "
                          f"not {rules} and {sorted(modes)}")
     if missing_keys:
-        predictions = ws.prediction_mappings(model)
+        # a few programs (a model run's latest answers): read only theirs, not every prediction of the model
+        predictions = ws.prediction_mappings(model, missing_keys if len(missing_keys) <= FEW_PROGRAMS else None)
         todo = [k for k in missing_keys if k in predictions]
         if todo:
             truths = truths or NormalisedTruths(ws, modes, rules)
