@@ -66,3 +66,25 @@ def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp
     assert model.display_text(0, 0) == model.index(0, 0).data() and column == len(BASE_COLUMNS)
     model.sort(column, Qt.SortOrder.DescendingOrder)
     assert model._f1[0] is not None
+
+
+def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_path):
+    from resources import DEMO_DATASET
+    from traceeval_gui.jobs import OpenDatasetJob
+    from traceeval_gui.models.instance_table import InstanceTableModel
+
+    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
+    job.signals.finished.connect(state.adopt)
+    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
+        state.jobs.start(job)
+    opened = state.opened
+    model = InstanceTableModel()
+    model.set_instances(opened.rows, opened.models, opened.counts)
+    name = opened.models[0].name
+    column = model.f1_column(name)
+    keys = [opened.rows[1].key, opened.rows[4].key]
+    changed = []
+    model.dataChanged.connect(lambda first, last: changed.append((first.row(), last.row(), first.column())))
+    assert model.update_model_counts(name, {key: Counts(1, 1, 0) for key in keys})
+    assert sorted(changed) == sorted((model.row_of(k), model.row_of(k), column) for k in keys)
+    assert [model.f1_at(model.row_of(k), name) for k in keys] == [instance_scores(Counts(1, 1, 0)).f1] * 2

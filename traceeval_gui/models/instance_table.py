@@ -80,14 +80,16 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             return False
         column = names.index(model)
         f1 = self._f1[column]
+        section = len(BASE_COLUMNS) + column
         for key, value in counts.items():
             position = self._positions.get(key)
             if position is not None:
                 self._counts[column][position] = value
                 if f1 is not None:
                     f1[position] = instance_scores(value).f1
-        section = len(BASE_COLUMNS) + column
-        self.dataChanged.emit(self.index(0, section), self.index(len(self._rows) - 1, section))
+                # the changed cells only: a whole column's change makes the proxy look at every row again
+                index = self.index(self.row_of(key), section)
+                self.dataChanged.emit(index, index)
         return True
 
     def set_current_model(self, name: str | None) -> None:
