@@ -88,3 +88,35 @@ def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_p
     assert model.update_model_counts(name, {key: Counts(1, 1, 0) for key in keys})
     assert sorted(changed) == sorted((model.row_of(k), model.row_of(k), column) for k in keys)
     assert [model.f1_at(model.row_of(k), name) for k in keys] == [instance_scores(Counts(1, 1, 0)).f1] * 2
+
+
+def test_a_model_that_joins_gets_its_column_without_a_reset(state, qtbot, tmp_path):
+    from dataclasses import replace
+
+    from resources import DEMO_DATASET
+    from traceeval_gui.jobs import OpenDatasetJob
+    from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
+
+    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
+    job.signals.finished.connect(state.adopt)
+    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
+        state.jobs.start(job)
+    opened = state.opened
+    first, *others = opened.models
+    model = InstanceTableModel()
+    model.set_instances(opened.rows, others, opened.counts)
+    last = model.f1_column(others[-1].name)
+    model.sort(last, Qt.SortOrder.DescendingOrder)
+    order = [model.instance_at(row).key for row in range(model.rowCount())]
+    resets, inserted = [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.columnsInserted.connect(lambda _parent, start, end: inserted.append((start, end)))
+    joined = replace(first, name="a-new-model")
+    key = opened.rows[2].key
+    model.set_models([joined, *others], {**opened.counts, "a-new-model": {key: Counts(2, 0, 0)}})
+    assert not resets and inserted == [(len(BASE_COLUMNS), len(BASE_COLUMNS))]
+    assert model.f1_column("a-new-model") == len(BASE_COLUMNS) and model.f1_column(others[-1].name) == last + 1
+    assert model.f1_at(model.row_of(key), "a-new-model") == 1.0
+    assert [model.instance_at(row).key for row in range(model.rowCount())] == order
+    model.sort(model.f1_column(others[-1].name), Qt.SortOrder.DescendingOrder)
+    assert [model.instance_at(row).key for row in range(model.rowCount())] == order

@@ -72,6 +72,28 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
         self._rows_of_items = None
         self.endResetModel()
 
+    def set_models(self, models: Sequence[ModelRow], counts: dict[str, dict[str, Counts]]) -> None:
+        """The models (and their counts) changed: a model that joins gets its column inserted, without
+        resetting the table (a reset makes the proxy and the view go through every row again)."""
+        names = [m.name for m in self._models]
+        new_names = [m.name for m in models]
+        if [n for n in new_names if n in names] != names:  # one went away or the order changed
+            self.set_instances(self._rows, models, counts)
+            return
+        for position, model in enumerate(models):
+            if model.name in names:
+                self._models[position] = model
+                continue
+            section = len(BASE_COLUMNS) + position
+            self.beginInsertColumns(QModelIndex(), section, section)
+            by_key = counts.get(model.name, {})
+            self._models.insert(position, model)
+            self._counts.insert(position, [by_key.get(r.key) for r in self._rows])
+            self._f1.insert(position, None)
+            if self._sorted_by is not None and self._sorted_by[0] >= section:  # the same column, one further
+                self._sorted_by = (self._sorted_by[0] + 1, self._sorted_by[1])
+            self.endInsertColumns()
+
     def update_model_counts(self, model: str, counts: dict[str, Counts]) -> bool:
         """New counts of a model already shown (a run answering programs); False when the model has
         no column yet (then `set_instances` must add it)."""

@@ -153,7 +153,7 @@ class InstanceBrowserPanel(QWidget):
         counts = {key: value for key, value in opened.counts.get(model, {}).items() if key in keys}
         if self.model.update_model_counts(model, counts):
             return
-        self.model.set_instances(opened.rows, opened.models, opened.counts)  # a new model: a new column
+        self.model.set_models(opened.models, opened.counts)  # a new model: a new column
         self.model.set_current_model(self.state.model)
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
