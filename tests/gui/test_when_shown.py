@@ -52,3 +52,17 @@ def test_hidden_plots_are_drawn_for_the_current_split_when_shown(window, state, 
     with qtbot.waitSignal(plots.plots_changed, timeout=5_000):
         _click_tab(qtbot, window, "plots")
     assert drawn == [None] and plots.data.split is None
+
+
+def test_a_hidden_answer_tab_shows_the_current_programs_answer_when_shown(window, state, qtbot):
+    _click_tab(qtbot, window, "answer")
+    answer = window.answer_panel
+    shown_before = answer.text_view.toPlainText()
+    _click_tab(qtbot, window, "edges")
+    next_program = _menu_action(window, "Go", "Next Program")
+    next_program.trigger()
+    expected = state.detail().prediction
+    assert expected is not None and answer.prediction is not expected  # not redrawn behind the Edges tab
+    assert answer.text_view.toPlainText() == shown_before
+    _click_tab(qtbot, window, "answer")
+    assert answer.prediction is expected and answer.text_view.toPlainText() != shown_before
