@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from core.freeing import free_gradually
 from core.model import Prediction, instance_key
 from core.normalise import MODES
 from core.problems import Problem
@@ -55,6 +56,8 @@ def import_results(ws: Workspace, paths: Sequence[str | Path], model: str | None
                                                    illustrative=illustrative, note=note)
         # Score with the paper's modes now, while it is all fresh: the table is then a cache read.
         instance_counts(ws, name, rows, truths.modes, truths)
+    truths.release()
+    free_gradually(index, by_model)  # not in one GIL-holding go at the return: the window would freeze
     return report
 
 

@@ -25,6 +25,7 @@ from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, d
     micro_scores, sum_counts
 from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
+from core.freeing import free_gradually
 from core.rules import DEFAULT_RULES, PAPER, rules_title
 from core.workspace import InstanceRow, Workspace
 
@@ -119,6 +120,13 @@ class NormalisedTruths:
                 self.keys[key] = tuple(mapping)
         return self.edges
 
+    def release(self) -> None:
+        """Free the edge sets without holding the GIL for the whole of it (`core.freeing`)."""
+        free_gradually(self.edges, self.keys)
+
+
+FEW_PROGRAMS = 1000
+
 
 def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
                     truths: NormalisedTruths | None = None, rules: str = DEFAULT_RULES) -> dict[str, Counts]:
@@ -134,9 +142,11 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         raise ValueError(f"the shared truths are normalised with {truths.rules} rules and {sorted(truths.modes)}, "
                          f"not {rules} and {sorted(modes)}")
     if missing_keys:
-        predictions = ws.prediction_mappings(model)
+        # a few programs (a model run's latest answers): read only theirs, not every prediction of the model
+        predictions = ws.prediction_mappings(model, missing_keys if len(missing_keys) <= FEW_PROGRAMS else None)
         todo = [k for k in missing_keys if k in predictions]
         if todo:
+            own = truths is None
             truths = truths or NormalisedTruths(ws, modes, rules)
             truth = truths(todo, languages)
             if rules != PAPER:  # the rule set reads the raw responses itself
@@ -147,6 +157,9 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
                      for k in todo}
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
+            if own:
+                truths.release()
+        free_gradually(predictions)
     return {k: cached[k] for k in languages if k in cached}
 
 
@@ -175,6 +188,7 @@ def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: S
                                                                       key=languages.index))
             table.rows.append(table_row(name, illustrative, group_rows, counts, languages, averaged, group,
                                         confidence, resamples, seed))
+    truths.release()
     return table
 
 

@@ -253,9 +253,15 @@ class Workspace:
         """The instances `model` has a prediction for (without reading the predictions)."""
         return {key for (key,) in self.db.execute("select instance_key from predictions where model = ?", [model])}
 
-    def prediction_mappings(self, model: str) -> dict[str, dict[str, list[str]]]:
-        """Only the `{caller: [callees]}` of each prediction: the cheap form for scoring."""
-        rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
+    def prediction_mappings(self, model: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
+        """Only the `{caller: [callees]}` of each prediction (of `keys`, or all): the cheap form for scoring."""
+        if keys is None:
+            rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
+        else:
+            rows = []
+            for chunk in _chunks(list(keys), 500):
+                rows += self.db.execute(f"select instance_key, graph from predictions where model = ? and "
+                                        f"instance_key in ({','.join('?' * len(chunk))})", [model, *chunk]).fetchall()
         return {key: json.loads(text) for key, text in rows}
 
     def ground_truth_mappings(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:

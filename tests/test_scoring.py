@@ -137,3 +137,18 @@ def test_json_table_round_trip(scored):
     assert data["rows"][0]["languages"]["java"] == {
         "programs": 1, "missing": [], "tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
     assert data["normalisation"] == ["init", "nested_class", "stdlib"]
+
+
+def test_a_few_programs_are_scored_from_their_own_answers(scored):
+    """A model run's batch reads only its answers; counts and mappings match a full read."""
+    from core.normalise import MODES
+    from core.scoring import instance_counts
+
+    everything = scored.prediction_mappings("model-a")
+    some = sorted(everything)[:2]
+    assert scored.prediction_mappings("model-a", some) == {k: everything[k] for k in some}
+    assert scored.prediction_mappings("model-a", []) == {}
+    rows = scored.instance_rows()
+    few = instance_counts(scored, "model-a", [r for r in rows if r.key in some], frozenset(MODES))
+    scored.db.execute("delete from scores")
+    assert few == {k: c for k, c in instance_counts(scored, "model-a", rows, frozenset(MODES)).items() if k in some}

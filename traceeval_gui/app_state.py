@@ -22,6 +22,7 @@ from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.release import RELEASE_ENV, prompt_wording
 from core.scoring import instance_counts
 from core.workspace import ModelRow, Workspace
+from traceeval_gui.collector import IdleCollector
 from traceeval_gui.jobs import JobRunner, OpenedDataset
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.selection_history import Selection, SelectionHistory
@@ -46,6 +47,7 @@ class AppState(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.jobs = JobRunner(self)
+        self.collector = IdleCollector.watch(self.jobs)  # full garbage collections only between jobs
         self.opened: OpenedDataset | None = None
         self.workspace: Workspace | None = None
         self.instance_key: str | None = None

@@ -189,6 +189,7 @@ class OpenDatasetJob(Job):
                 counts[model.name] = instance_counts(ws, model.name, rows, modes, truths)
             split = default_split(ws)
             table = score_table(ws, selection=Selection(split=split), modes=modes)
+            truths.release()  # freed a piece at a time, so the window is not frozen meanwhile
             return OpenedDataset(self.root, ws.path, report, rows, models, counts, table, split)
 
 

@@ -64,6 +64,7 @@ class ScoreModesJob(Job):
                 for done, model in enumerate(models):
                     progress(done, len(models) + 1, model)
                     counts[model] = instance_counts(ws, model, rows, self.modes, truths, self.rules)
+                truths.release()  # freed a piece at a time, so the window is not frozen meanwhile
                 progress(len(models), len(models) + 1, "the table")
             table = score_table(ws, selection=self.selection, modes=self.modes, rules=self.rules)
             return ModeScores(self.modes, self.selection, table, counts, self.rules)

@@ -119,7 +119,9 @@ def test_studio_rules_are_named_in_the_metrics_tab_and_table(window, state, qtbo
     qtbot.waitUntil(lambda: metrics.table.rules == "studio" and not metrics.is_scoring(), timeout=TIMEOUT_MS)
     assert "Metrics (studio rules, not the paper's)" in titles() and "Plots (studio rules, not the paper's)" in titles()
     assert "studio rules, not the paper's" in metrics.browser.toPlainText()
+    window.show_tab("plots")  # a tab behind another is redrawn when it is shown
     qtbot.waitUntil(lambda: "studio rules" in window.plots_panel.status.text(), timeout=TIMEOUT_MS)
+    window.show_tab("metrics")
     out = metrics.export_table(tmp_path / "table.csv", "csv")
     rows = list(csv.DictReader(out.read_text().splitlines()))
     assert {row["rules"] for row in rows} == {"studio"}

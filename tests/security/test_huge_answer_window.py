@@ -56,6 +56,9 @@ def _choose(combo, data) -> None:
 
 def _assert_bounded(window, keys: int) -> None:
     graph, edges, compare = window.graph_panel, window.edge_panel, window.compare_panel
+    tab = window.bottom_tabs.currentWidget()
+    window.show_tab("compare")  # a tab behind another is filled when it is shown
+    window.bottom_tabs.setCurrentWidget(tab)
     summary = window.state.detail().overlay.shown().summary()
     assert len(graph.drawn_edges()) <= len(graph.edge_classes()) <= SHOWN_EDGE_LIMIT
     assert len(graph.nodes_item.data) == len(graph.picture.layout.nodes) <= SHOWN_EDGE_LIMIT + keys + 1

@@ -53,6 +53,7 @@ class EdgeTableModel(QAbstractTableModel):
         self._rows: list[EdgeRow] = []
         self._placed: Container[str] = ()
         self._sources = EdgeSources()
+        self.generation = 0  # counts `set_rows` calls: the proxy's sort keys are this generation's
 
     def set_rows(self, rows: Sequence[EdgeRow], sources: EdgeSources, placed: Container[str] = ()) -> None:
         """`placed` holds the names found in the source; others are shown in muted italics."""
@@ -60,7 +61,12 @@ class EdgeTableModel(QAbstractTableModel):
         self._rows = list(rows)
         self._sources = sources
         self._placed = placed
+        self.generation += 1
         self.endResetModel()
+
+    def sort_keys(self, column: int) -> list:
+        """Every row's sort value in `column` (SORT_ROLE), in row order."""
+        return [self.data(self.index(row, column), SORT_ROLE) for row in range(len(self._rows))]
 
     def edge_at(self, row: int) -> ClassifiedEdge:
         return self._rows[row].edge
@@ -188,6 +194,7 @@ class EdgeFilterProxyModel(QSortFilterProxyModel):
         super().__init__(parent)
         self._shown = set(KINDS)
         self._text = ""
+        self._keys: tuple[tuple[int, int], list] | None = None  # ((model generation, column), sort values)
         self.setSortRole(SORT_ROLE)
 
     def set_shown(self, kind: str, shown: bool) -> None:
@@ -198,6 +205,16 @@ class EdgeFilterProxyModel(QSortFilterProxyModel):
 
     def shown(self, kind: str) -> bool:
         return kind in self._shown
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:
+        """Compares values read once per row and column, not two `data()` calls per comparison
+        (sorting 200 edges made about 3,000 of them on every program shown)."""
+        source = self.sourceModel()
+        stamp = (source.generation, left.column())
+        if self._keys is None or self._keys[0] != stamp:
+            self._keys = (stamp, source.sort_keys(left.column()))
+        keys = self._keys[1]
+        return keys[left.row()] < keys[right.row()]
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         edge = self.sourceModel().edge_at(source_row)

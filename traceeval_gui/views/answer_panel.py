@@ -39,6 +39,7 @@ from traceeval_gui.views.form_parts import layout_widget, titled_pane
 from traceeval_gui.views.note_label import NoteLabel
 from traceeval_gui.views.style import MUTED_TEXT, model_label
 from traceeval_gui.views.trace_text import GREEN
+from traceeval_gui.views.when_shown import WhenShown
 
 ANSWER_VIEW, PROMPT_VIEW = "answer", "prompt"
 PROBLEMS_SHOWN = 3
@@ -93,6 +94,7 @@ class AnswerPanel(QWidget):
         state.model_selected.connect(self._on_state_model_selected)
         state.predictions_changed.connect(self._on_state_predictions_changed)
         state.release_changed.connect(self._on_state_release_changed)
+        self._when_shown = WhenShown(self)  # behind another tab, the answer is shown when the tab is
         self.refresh()
 
     # -- building -------------------------------------------------------------------------
@@ -176,6 +178,7 @@ class AnswerPanel(QWidget):
 
     def show_view(self, name: str) -> None:
         """Switch between the answer ("answer") and the prompt ("prompt")."""
+        self._when_shown.flush()
         self.view_buttons[name].setChecked(True)
 
     def prompt(self) -> Prompt | None:
@@ -198,12 +201,14 @@ class AnswerPanel(QWidget):
 
     def select_question(self, number: int) -> None:
         """Pick a question (1-based) in the table and show its answer line."""
+        self._when_shown.flush()
         row = self.question_model.row_of(number)
         if row >= 0:
             self.question_table.setCurrentIndex(self.question_model.index(row, 0))
 
     def select_next_unanswered(self) -> int | None:
         """Pick the next question with no answer line after the current one (wrapping); its number."""
+        self._when_shown.flush()
         missing = [question.number for question in self.question_model.questions if not question.answered]
         if not missing:
             return None
@@ -239,21 +244,26 @@ class AnswerPanel(QWidget):
     # -- slots: app state -----------------------------------------------------------------
     def _on_state_dataset_opened(self) -> None:
         self._prompt = None
-        self.refresh(force=True)
+        self._request_refresh(force=True)
 
     def _on_state_instance_selected(self, _key: str) -> None:
-        self.refresh()
+        self._request_refresh()
 
     def _on_state_release_changed(self) -> None:
         self._prompt = None
-        self.refresh(force=True)
+        self._request_refresh(force=True)
 
     def _on_state_model_selected(self, _model: str) -> None:
-        self.refresh()
+        self._request_refresh()
 
     def _on_state_predictions_changed(self, _model: str, keys: frozenset) -> None:
         if self.state.instance_key in keys:
-            self.refresh()  # a newly stored answer of this program shows; otherwise nothing moves
+            self._request_refresh()  # a newly stored answer of this program shows; otherwise nothing moves
+
+    def _request_refresh(self, force: bool = False) -> None:
+        if force:
+            self._shown = None  # whatever is shown now is redrawn
+        self._when_shown.request(self.refresh)
 
     # -- slots: widgets -------------------------------------------------------------------
     def _on_view_button_toggled(self, checked: bool) -> None:

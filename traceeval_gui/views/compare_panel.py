@@ -29,6 +29,7 @@ from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
+from traceeval_gui.views.when_shown import WhenShown
 
 FIT_SAMPLE_ROWS = 300
 CELL_PADDING = 14
@@ -90,6 +91,7 @@ class ComparePanel(QWidget):
         self.edge_table.setSortingEnabled(True)
         self.edge_table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # differences first
         header = self.edge_table.horizontalHeader()
+        header.setResizeContentsPrecision(40)  # fit to the first rows, not every edge of a 200-node program
         for column, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
                                        QHeaderView.ResizeMode.Stretch)):
             header.setSectionResizeMode(column, mode)
@@ -184,29 +186,35 @@ class ComparePanel(QWidget):
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
+        self._when_shown = WhenShown(self)  # while another tab is current, refreshes wait until this one shows
         self._on_state_dataset_opened()
 
     # -- queries (tests, other views) -----------------------------------------------------
     @property
     def can_compare(self) -> bool:
-        return self.stack.currentWidget() is self.splitter
+        self._when_shown.flush()
+        return self._comparing()
 
     def edges(self) -> list[CompareEdge]:
         """This program's edges as shown (after the class filter and sorting)."""
+        self._when_shown.flush()
         return [self.edge_proxy.index(row, 0).data(EDGE_ROLE) for row in range(self.edge_proxy.rowCount())]
 
     def shown_keys(self) -> list[str]:
         """The dataset table's programs as shown (after filters and sorting)."""
+        self._when_shown.flush()
         return [self.difference_proxy.index(row, 0).data(DIFFERENCE_ROLE).key
                 for row in range(self.difference_proxy.rowCount())]
 
     def select_edge_row(self, row: int) -> None:
+        self._when_shown.flush()
         self.edge_table.selectionModel().setCurrentIndex(
             self.edge_proxy.index(row, 0),
             QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
 
     def open_row(self, row: int) -> None:
         """What Enter or a double click on a dataset row does: select that program."""
+        self._when_shown.flush()
         self._on_difference_table_activated(self.difference_proxy.index(row, 0))
 
     # -- slots: the state -----------------------------------------------------------------
@@ -215,7 +223,7 @@ class ComparePanel(QWidget):
         self.split_combo.fill({row.split for row in opened.rows} if opened else ())
         self.difference_proxy.set_split(None)
         self._fill_model_b_combo()
-        self._refresh_all()
+        self._request_all()
 
     def _on_state_model_selected(self, model: str) -> None:
         if model and self.state.compare_model in (None, model):
@@ -225,17 +233,30 @@ class ComparePanel(QWidget):
                 self.state.select_compare_model(others[0])
                 return
         self._fill_model_b_combo()
-        self._refresh_all()
+        self._request_all()
 
     def _on_state_compare_model_selected(self, _model: str) -> None:
         self._fill_model_b_combo()
-        self._refresh_all()
+        self._request_all()
 
-    def _on_state_instance_selected(self, key: str) -> None:
+    def _on_state_instance_selected(self, _key: str) -> None:
+        if not self._when_shown.waits(self._refresh_all):  # which would show the program too
+            self._when_shown.request(self._refresh_program)
+
+    def _on_state_edge_selected(self, _edge: ClassifiedEdge | None) -> None:
+        self._when_shown.request(self._show_state_edge)
+
+    def _request_all(self) -> None:
+        self._when_shown.discard(self._refresh_program)
+        self._when_shown.discard(self._show_state_edge)
+        self._when_shown.request(self._refresh_all)
+
+    def _refresh_program(self) -> None:
         self._refresh_instance()
-        self._show_current_program(key)
+        self._show_current_program(self.state.instance_key or "")
 
-    def _on_state_edge_selected(self, edge: ClassifiedEdge | None) -> None:
+    def _show_state_edge(self) -> None:
+        edge = self.state.edge
         current = self.edge_table.currentIndex().data(EDGE_ROLE)
         if edge is not None and current is not None and (current.caller, current.callee) == edge[1:]:
             return
@@ -316,8 +337,11 @@ class ComparePanel(QWidget):
         self.message.setText(f"<div style='color:{MUTED_TEXT}'>{text}</div>")
         self.stack.setCurrentWidget(self.message)
 
+    def _comparing(self) -> bool:
+        return self.stack.currentWidget() is self.splitter
+
     def _refresh_instance(self) -> None:
-        if not self.can_compare:
+        if not self._comparing():
             return
         state = self.state
         model_a, model_b = state.model, state.compare_model
@@ -359,7 +383,7 @@ class ComparePanel(QWidget):
         finally:
             self._syncing = False
         if state.edge is not None:
-            self._on_state_edge_selected(state.edge)
+            self._show_state_edge()
 
     def _refresh_dataset(self) -> None:
         opened, model_a, model_b = self.state.opened, self.state.model, self.state.compare_model
@@ -408,7 +432,7 @@ class ComparePanel(QWidget):
         total = model.rowCount()
         if not total:
             self.summary.setText(f"<span style='color:{MUTED_TEXT}'>No program has results from both models.</span>"
-                                 if self.can_compare else "")
+                                 if self._comparing() else "")
             return
         shown = [difference for difference, row in model.items() if proxy.accepts(row)]
         a_wins = sum(d.delta > 0 for d in shown)

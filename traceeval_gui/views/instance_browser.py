@@ -152,7 +152,7 @@ class InstanceBrowserPanel(QWidget):
         counts = {key: value for key, value in opened.counts.get(model, {}).items() if key in keys}
         if self.model.update_model_counts(model, counts):
             return
-        self.model.set_instances(opened.rows, opened.models, opened.counts)  # a new model: a new column
+        self.model.set_models(opened.models, opened.counts)  # a new model: a new column
         self.model.set_current_model(self.state.model)
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
@@ -295,7 +295,7 @@ class InstanceBrowserPanel(QWidget):
             title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
             width = max(header_metrics.horizontalAdvance(line) for line in title.split("\n")) + SORT_ARROW_ROOM
             for row in sample:
-                text = self.model.index(row, column).data() or ""
+                text = self.model.display_text(row, column)
                 width = max(width, metrics.horizontalAdvance(text) + CELL_PADDING)
             self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
 

@@ -30,6 +30,7 @@ from traceeval_gui.app_state import AppState
 from traceeval_gui.views.elided_label import ElidedLabel
 from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.when_shown import WhenShown
 
 if TYPE_CHECKING:
     from traceeval_gui.views.metrics_panel import MetricsPanel
@@ -71,6 +72,7 @@ class MetricsPlotsPanel(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self._on_refresh_timer_timeout)
+        self._when_shown = WhenShown(self)  # behind another tab, the plots are redrawn when shown
         self._build()
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
@@ -235,7 +237,7 @@ class MetricsPlotsPanel(QWidget):
         self._show_status()
 
     def _on_refresh_timer_timeout(self) -> None:
-        self._refresh()
+        self._when_shown.request(self._refresh)
 
     def _on_scatter_clicked(self, _item, points, event) -> None:
         if not len(points):
