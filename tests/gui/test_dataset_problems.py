@@ -1,6 +1,6 @@
 """Opening a folder that is not a dataset: a clear message in the window, and it is not remembered."""
-from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog
 
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
@@ -13,8 +13,9 @@ def _pick_folder(qtbot, folder):
         if dialog is None:
             QTimer.singleShot(50, check)
             return
-        dialog.selectFile(str(folder))
-        dialog.accept()
+        dialog.setDirectory(str(folder))  # inside it, then Choose (selecting a folder the dialog has not listed
+        buttons = dialog.findChild(QDialogButtonBox)  # yet can pick the folder shown instead)
+        qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Open), Qt.MouseButton.LeftButton)
     QTimer.singleShot(50, check)
 
 
