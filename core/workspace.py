@@ -253,6 +253,14 @@ class Workspace:
         """The instances `model` has a prediction for (without reading the predictions)."""
         return {key for (key,) in self.db.execute("select instance_key from predictions where model = ?", [model])}
 
+    def answer_sizes(self, model: str | None = None) -> list[tuple[int | None, int, int]]:
+        """(output tokens the endpoint reported or None, answer characters, questions) of every stored
+        answer of `model` (of every model when None): what an estimate of a new run's output starts from."""
+        query = ("select p.tokens_out, length(coalesce(p.raw_response, '')), i.functions from predictions p "
+                 "join instances i on i.key = p.instance_key")
+        rows = self.db.execute(query + " where p.model = ?", [model]) if model is not None else self.db.execute(query)
+        return [(tokens, chars, questions) for tokens, chars, questions in rows]
+
     def prediction_mappings(self, model: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """Only the `{caller: [callees]}` of each prediction (of `keys`, or all): the cheap form for scoring."""
         if keys is None:

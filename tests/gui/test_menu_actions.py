@@ -222,6 +222,13 @@ def whole_graph(window, qtbot, tmp_path):
     assert not graph.show_all and len(graph.picture.layout.nodes) < 200
 
 
+def problems(window, qtbot, tmp_path):
+    assert not window.problems_dock.isVisible()
+    press(window, qtbot, "View › Problems")
+    assert window.problems_dock.isVisible()
+    assert window.problems_panel.table.model().rowCount() == 0  # the demo reads whole
+
+
 def maximise_pane(window, qtbot, tmp_path):
     window.source_view.setFocus()
     window.source_view.tabs.currentWidget().setFocus()
@@ -450,6 +457,7 @@ EXPECTATIONS = {
     **{f"View › Toggle Edge Classes › Edge Class {i + 1} of the Legend": toggle_class(i) for i in range(4)},
     "View › Fit Graph": _with_path(fit_graph),
     "View › Whole Graph or Neighbourhood": _with_path(whole_graph),
+    "View › Problems": _with_path(problems),
     "View › Maximise Pane": _with_path(maximise_pane),
     "View › Reset Layout": _with_path(reset_layout),
     "View › Theme › System": theme("system"),

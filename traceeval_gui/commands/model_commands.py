@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.answer_cache import AnswerCache
 from core.answers import answer_lines, unanswered_questions
+from core.dry_run import dry_run
 from core.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.errors import UsageError
 from core.llm_runner import RunReport, pending_keys, run_model
@@ -162,15 +163,11 @@ def _selected_keys(ws, args, selection) -> list[str]:
 
 
 def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording) -> int:
-    chars = 0
-    for key in keys:
-        prompt = build_prompt(ws.instance(key), wording=wording, rules=settings.rules)
-        chars += len(prompt.system) + len(prompt.user)
-    tokens = approximate_tokens(chars)
-    line = f"dry run: {len(keys):,} prompt(s), {chars:,} characters, ≈{tokens:,} input tokens"
-    cost = prices.cost(settings.model, tokens, 0) if prices else None
-    if cost is not None:
-        line += f", ≈${cost:,.2f} input cost (output not included)"
+    estimate = dry_run(ws, keys, settings, wording, prices)
+    line = (f"dry run: {estimate.prompts:,} prompt(s), {estimate.characters:,} characters, "
+            f"≈{estimate.input_tokens:,} input tokens")
+    if estimate.input_cost is not None:
+        line += f", ≈${estimate.input_cost:,.2f} input cost (output not included)"
     print(line)
     return 0
 

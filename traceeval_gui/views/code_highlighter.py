@@ -4,6 +4,7 @@ The whole file is lexed once (so multi-line strings and comments are right) and 
 formats are handed to Qt per line through `QSyntaxHighlighter`. Lexing is pure Python and
 costs about 0.1 s per thousand lines, so files of more than `SYNC_LINES` are lexed on a worker thread: the text
 shows at once and takes its colours a moment later. Results are kept for recently shown files.
+Token colours come from a light or a dark pygments style, whichever reads on the view's background.
 """
 from __future__ import annotations
 
@@ -15,19 +16,24 @@ from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, \
+    QTextDocument
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
-STYLE = "default"
+STYLES = {False: "default", True: "github-dark"}  # by whether the background is dark
 SYNC_LINES = 250  # shorter files (every demo file) are lexed on the spot, at most ~25 ms: screenshots see colours
 KEPT = 64
 
 Runs = list[list[tuple[int, int, _TokenType]]]  # per line: (start column, length, token type)
 
 
+def is_dark_background(colour: QColor) -> bool:
+    return colour.lightness() < 128
+
+
 @lru_cache(maxsize=None)
-def _format(token: _TokenType) -> QTextCharFormat | None:
-    style = get_style_by_name(STYLE).style_for_token(token)
+def _format(token: _TokenType, dark: bool = False) -> QTextCharFormat | None:
+    style = get_style_by_name(STYLES[dark]).style_for_token(token)
     if not (style["color"] or style["bold"] or style["italic"]):
         return None
     fmt = QTextCharFormat()
@@ -42,7 +48,7 @@ def _format(token: _TokenType) -> QTextCharFormat | None:
 
 @lru_cache(maxsize=None)
 def _styled(token: _TokenType) -> bool:
-    return token is not Token.Text and _format(token) is not None
+    return token is not Token.Text and (_format(token, False) is not None or _format(token, True) is not None)
 
 
 def token_runs(text: str, language: str) -> Runs:
@@ -104,10 +110,16 @@ def _cache() -> _LexCache:
 
 
 class PygmentsHighlighter(QSyntaxHighlighter):
-    def __init__(self, document: QTextDocument, language: str) -> None:
+    """`background`: the colour the code is shown on (default: the application palette's Base); the
+    view calls `set_background` when its palette changes."""
+
+    def __init__(self, document: QTextDocument, language: str, background: QColor | None = None) -> None:
         text = document.toPlainText()
         super().__init__(document)
         self.language, self._text = language, text
+        if background is None:
+            background = QGuiApplication.palette().color(QPalette.ColorRole.Base)
+        self.dark = is_dark_background(background)
         self._lines: Runs = []
         cache = _cache()
         runs = cache.get(language, text)
@@ -124,6 +136,13 @@ class PygmentsHighlighter(QSyntaxHighlighter):
     def ready(self) -> bool:
         return bool(self._lines)
 
+    def set_background(self, colour: QColor) -> None:
+        dark = is_dark_background(colour)
+        if dark != self.dark:
+            self.dark = dark
+            if self._lines:
+                self.rehighlight()
+
     def _on_cache_lexed(self, language: str, text: str) -> None:
         if (language, text) == (self.language, self._text):
             _cache().lexed.disconnect(self._on_cache_lexed)
@@ -139,4 +158,6 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         number = self.currentBlock().blockNumber()
         if 0 <= number < len(self._lines):
             for start, length, token in self._lines[number]:
-                self.setFormat(start, length, _format(token))
+                fmt = _format(token, self.dark)
+                if fmt is not None:
+                    self.setFormat(start, length, fmt)

@@ -1,19 +1,35 @@
 """A read-only, highlighted code view with a line-number gutter: the base of the source view's files
-(`SourceFileView`) and of the audit's code spans (`CodeSpanView`). Subclasses paint each gutter line."""
+(`SourceFileView`) and of the audit's code spans (`CodeSpanView`). Subclasses paint each gutter line.
+
+Every colour comes from the widget's palette (text on Base, the gutter on AlternateBase, line numbers
+between the two), and the syntax colours from a pygments style that reads on that Base: code reads in
+a dark theme as in a light one, and follows a palette change."""
 from __future__ import annotations
 
 from typing import Mapping
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
+from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.style import monospace_font
 
-GUTTER_BACKGROUND = QColor("#f6f7f9")
-GUTTER_BORDER = QColor("#e3e5e8")
-LINE_NUMBER = QColor("#9aa0a6")
-LINE_NUMBER_STRONG = QColor("#202124")  # the focused or marked lines
+GUTTER_BORDER_SHARE = 0.12  # of the text colour in the gutter's border (the rest: the base colour)
+LINE_NUMBER_SHARE = 0.45  # of the text colour in a plain line number
+
+
+def mixed(colour: QColor, other: QColor, share: float) -> QColor:
+    """`share` of `colour` over `other`: a tone between two palette colours that keeps to the theme."""
+    return QColor.fromRgbF(*(share * a + (1 - share) * b for a, b in
+                             zip(colour.getRgbF()[:3], other.getRgbF()[:3])))
+
+
+def gutter_colours(palette: QPalette) -> tuple[QColor, QColor, QColor, QColor]:
+    """(background, border, line number, strong line number) of the gutter, from the palette."""
+    base, text = palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
+    return (palette.color(QPalette.ColorRole.AlternateBase), mixed(text, base, GUTTER_BORDER_SHARE),
+            mixed(text, base, LINE_NUMBER_SHARE), text)
 
 
 def line_tints(document: QTextDocument, tints: Mapping[int, QColor], first_line: int = 1,
@@ -70,8 +86,6 @@ class NumberedCodeView(QPlainTextEdit):
         self.setFont(monospace_font())
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
-        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
-                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
         self.gutter = GutterView(self)
         self.blockCountChanged.connect(self._on_document_block_count_changed)
         self.updateRequest.connect(self._on_editor_update_requested)
@@ -94,6 +108,22 @@ class NumberedCodeView(QPlainTextEdit):
         """Paint gutter line `line` (its number and any marks) in the row starting at `top`."""
         raise NotImplementedError
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.follow_palette()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.follow_palette()  # a highlighter made after the palette was set took the application's
+
+    def follow_palette(self) -> None:
+        """Syntax colours for the palette's base colour, and the gutter painted again."""
+        base = self.palette().color(QPalette.ColorRole.Base)
+        for highlighter in self.document().findChildren(PygmentsHighlighter):
+            highlighter.set_background(base)
+        self.gutter.update()
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_gutter()
@@ -115,9 +145,10 @@ class NumberedCodeView(QPlainTextEdit):
     def paint_gutter(self, event: QPaintEvent) -> None:
         painter = QPainter(self.gutter)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
+        background, border, _, _ = gutter_colours(self.palette())
+        painter.fillRect(event.rect(), background)
         width = self.gutter.width()
-        painter.setPen(GUTTER_BORDER)
+        painter.setPen(border)
         painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -135,6 +166,7 @@ class NumberedCodeView(QPlainTextEdit):
         font = painter.font()
         font.setBold(strong)
         painter.setFont(font)
-        painter.setPen(LINE_NUMBER_STRONG if strong else LINE_NUMBER)
+        _, _, plain, strong_colour = gutter_colours(self.palette())
+        painter.setPen(strong_colour if strong else plain)
         painter.drawText(0, top, right, line_height, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                          str(line))

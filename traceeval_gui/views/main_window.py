@@ -11,10 +11,12 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, \
-    QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
+    QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QToolButton, \
+    QWidget
 
 from core.errors import TraceEvalError
 from core.overlay import VIEW_MODES
+from core.problems import Problem
 from core.palette import MODE_CLASSES
 from core.rules import PAPER
 from core.wording import count
@@ -41,6 +43,7 @@ from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
 from traceeval_gui.views.model_runs import ModelRunActions
 from traceeval_gui.views.pane_maximiser import Pane, PaneMaximiser
 from traceeval_gui.views.parity_dialog import ParityDialog
+from traceeval_gui.views.problems_view import FileTextDialog, ProblemsPanel, problem_path
 from traceeval_gui.views.source_view import SourceView
 from traceeval_gui.views.style import MUTED_TEXT, error_text_colour, model_label, model_tooltip, warning_text_colour
 from traceeval_gui.views.theme import THEMES, ThemeController
@@ -128,6 +131,14 @@ class MainWindow(QMainWindow):
         self.maximiser.toggle_on_double_click(self.graph_panel.toolbar, "graph")
         self.source_view.tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("source"))
         self.bottom_tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("tabs"))
+        self.problems_panel = ProblemsPanel()
+        self.problems_panel.open_requested.connect(self.open_problem)
+        self.problems_dock = QDockWidget("Problems", self)  # below everything, hidden until asked for
+        self.problems_dock.setObjectName("problems_dock")
+        self.problems_dock.setWidget(self.problems_panel)
+        self.problems_dock.setFeatures(self.browser_dock.features())
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
+        self.problems_dock.hide()
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
@@ -235,6 +246,11 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(self.browser_dock.toggleViewAction())
         self.browser_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+B"))
+        problems_action = self.problems_dock.toggleViewAction()
+        problems_action.setText("P&roblems")
+        problems_action.setShortcut(QKeySequence("Ctrl+Shift+D"))
+        problems_action.setToolTip("What indexing the dataset found wrong: broken programs, unreadable files")
+        view_menu.addAction(problems_action)
         view_menu.addSeparator()
         mode_menu = view_menu.addMenu("&Graph Shows")
         for mode in VIEW_MODES:
@@ -319,7 +335,11 @@ class MainWindow(QMainWindow):
         self.progress_bar.hide()
         self.workspace_label = QLabel()
         self.programs_label = QLabel()
-        self.problems_label = QLabel()
+        self.problems_label = QToolButton()  # a click opens the Problems list
+        self.problems_label.setAutoRaise(True)
+        self.problems_label.setMaximumHeight(QLabel("0").sizeHint().height() + 2)  # no taller than the labels
+        self.problems_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.problems_label.clicked.connect(self.show_problems)
         bar.addWidget(self.progress_bar)
         bar.addPermanentWidget(self.error_indicator)
         bar.addPermanentWidget(self.model_runs.status)  # permanent: status messages do not hide it
@@ -425,7 +445,9 @@ class MainWindow(QMainWindow):
         shown = "<br>".join(html.escape(str(p)) for p in problems[:PROBLEMS_SHOWN])
         more = f"<br>… and {len(problems) - PROBLEMS_SHOWN} more (traceeval validate)" \
             if len(problems) > PROBLEMS_SHOWN else ""
-        self.problems_label.setToolTip(shown + more if problems else "No problems found while indexing")
+        self.problems_label.setToolTip((shown + more + "<br><i>Click for the list (View ▸ Problems)</i>") if problems
+                                       else "No problems found while indexing")
+        self.problems_panel.set_problems(problems, opened.root)
         self._fill_model_combos()
         if self._restore_selection:
             self._restore_selection = False
@@ -623,6 +645,38 @@ class MainWindow(QMainWindow):
         palette.filter_edit.setFocus()
         self.command_palette = palette
         return palette
+
+    def show_problems(self) -> None:
+        """The Problems list, shown and focused on its first row (the status bar's problem count opens it)."""
+        self.problems_dock.show()
+        self.problems_dock.raise_()
+        table = self.problems_panel.table
+        if not table.currentIndex().isValid() and table.model().rowCount():
+            table.setCurrentIndex(table.model().index(0, 0))
+        table.setFocus()
+
+    def open_problem(self, problem: Problem) -> None:
+        """A problem's file: in the source view when its program was read, else its text read-only."""
+        root = self.state.opened.root if self.state.opened else None
+        path = problem_path(problem, root)
+        key = self.state.resolve_instance(problem.instance_id) if problem.instance_id else None
+        if key is not None and self.browser.select_key(key):
+            instance = self.state.detail().instance
+            relative = path.relative_to(instance.root).as_posix() if path.is_relative_to(instance.root) else ""
+            if relative in instance.files and self.source_view.show_file(relative):
+                self._on_panel_message(f"{key}: {relative}")
+                return
+            if not path.is_file():
+                self._on_panel_message(f"{key} selected ({problem.path} is not a file)")
+                return
+        if path.is_file():
+            dialog = FileTextDialog(path, root, self)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.show()
+            self.file_text_dialog = dialog
+            return
+        what = "a folder" if path.is_dir() else "not there any more"
+        self._on_panel_message(f"No file to open: {problem.path} is {what}")
 
     def fill_recent_menu(self) -> None:
         self.recent_menu.clear()

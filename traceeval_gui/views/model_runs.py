@@ -106,7 +106,7 @@ class ModelRunActions(QObject):
         if self.running:
             self.message.emit("A model is already running (Model > Cancel Model Run stops it)")
             return
-        dialog = RunModelDialog(self.state, self.window.browser.shown_keys(), self.window)
+        dialog = RunModelDialog(self.state, self.window.browser.shown_keys(), self.window, self.window.settings)
         if dialog.exec() and dialog.request is not None:
             self.start(dialog.request)
 
@@ -121,7 +121,8 @@ class ModelRunActions(QObject):
         except (TraceEvalError, OSError) as error:
             self.message.emit(f"Could not save the endpoint settings: {error}")
         job = RunModelJob(self.state.opened.workspace_path, request.settings, request.keys,
-                          api_key=request.api_key, redo=request.redo, wording=request.wording)
+                          api_key=request.api_key, redo=request.redo, prices=request.prices,
+                          wording=request.wording)
         job.signals.progressed.connect(self._on_job_progressed)
         job.signals.outcome.connect(self._on_job_outcome)
         job.signals.finished.connect(self._on_job_finished)

@@ -5,7 +5,8 @@ the TraceEval release named here (the window's setting, which this field updates
 project's wording, and the dialog says which. The API key typed here is used
 for this run and, only when asked, saved in the user's credentials file (mode 0600), never in
 the workspace. The counts line says how many programs will really be asked (answered ones are
-skipped unless "ask again" is ticked), so nobody sends 2,000 prompts by accident.
+skipped unless "ask again" is ticked), so nobody sends 2,000 prompts by accident, and the estimate
+below it what they would cost (prompts, tokens and, with prices, dollars: `RunEstimateView`).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, \
     QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
@@ -20,12 +22,15 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, Q
 from core.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.errors import TraceEvalError
 from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.prices import PriceTable
 from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.prompts import approximate_tokens, build_prompt
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.form_parts import layout_widget, spin_box
 from traceeval_gui.views.release_field import ReleaseField
+from traceeval_gui.views.run_estimate import RunEstimateView
 from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.window_layout import fit_on_screen
 
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
 ERROR_COLOUR = "#c62828"
@@ -39,10 +44,12 @@ class ModelRunRequest:
     remember_key: bool
     redo: bool
     wording: PromptWording = STUDIO_WORDING
+    prices: PriceTable | None = None  # what the run records each answer's cost with
 
 
 class RunModelDialog(QDialog):
-    def __init__(self, state: AppState, listed_keys: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState, listed_keys: Sequence[str], parent: QWidget | None = None,
+                 settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run Model")
         self.state = state
@@ -54,11 +61,12 @@ class RunModelDialog(QDialog):
         layout.addWidget(self._prompt_group())
         layout.addWidget(self._parameters_group())
         self.counts_label = QLabel()
+        self.estimate_view = RunEstimateView(state.jobs, settings)
+        layout.addWidget(self._estimate_group())
         self.error_label = QLabel()
         self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.error_label.setWordWrap(True)
         self.error_label.hide()
-        layout.addWidget(self.counts_label)
         layout.addWidget(self.error_label)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.run_button = buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -68,16 +76,19 @@ class RunModelDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.preview_button.clicked.connect(self._on_preview_clicked)
         layout.addWidget(buttons)
+        self.model_edit.textChanged.connect(self.estimate_view.set_model)
         for signal in (self.model_edit.textChanged, self.name_edit.textChanged, self.redo_box.toggled,
                        self.limit_spin.valueChanged, self.split_combo.currentIndexChanged,
+                       self.max_tokens_spin.valueChanged, self.release_field.changed,
                        *(box.toggled for box in self.language_boxes.values()),
                        *(button.toggled for button in self.scope_buttons.values())):
             signal.connect(self._update_counts)
         self.url_combo.currentTextChanged.connect(self._update_key_hint)
         self._restore_last_settings()
+        self.estimate_view.set_model(self.model_edit.text())
         self._update_key_hint()
         self._update_counts()
-        self.resize(560, self.sizeHint().height())
+        fit_on_screen(self, 560, self.sizeHint().height())
 
     # -- building -------------------------------------------------------------------------
     def _endpoint_group(self) -> QGroupBox:
@@ -167,21 +178,26 @@ class RunModelDialog(QDialog):
         self.cache_box = QCheckBox("Use cached answers (same prompt, model and parameters)")
         self.cache_box.setChecked(True)
         self.redo_box = QCheckBox("Ask again for programs this model already answered")
-        pair = QHBoxLayout()
+        numbers = QHBoxLayout()
         for label, widget in (("Concurrency", self.concurrency_spin), ("Temperature", self.temperature_spin),
-                              ("Max tokens", self.max_tokens_spin)):
-            pair.addWidget(QLabel(label))
-            pair.addWidget(widget)
-        pair.addStretch(1)
-        form.addRow(layout_widget(pair))
-        pair = QHBoxLayout()
-        for label, widget in (("Timeout (s)", self.timeout_spin), ("Retries", self.retries_spin)):
-            pair.addWidget(QLabel(label))
-            pair.addWidget(widget)
-        pair.addStretch(1)
-        form.addRow(layout_widget(pair))
-        form.addRow(self.cache_box)
-        form.addRow(self.redo_box)
+                              ("Max tokens", self.max_tokens_spin), ("Timeout (s)", self.timeout_spin),
+                              ("Retries", self.retries_spin)):
+            numbers.addWidget(QLabel(label))
+            numbers.addWidget(widget)
+        numbers.addStretch(1)
+        boxes = QHBoxLayout()
+        boxes.addWidget(self.cache_box)
+        boxes.addWidget(self.redo_box)
+        boxes.addStretch(1)
+        form.addRow(layout_widget(numbers))
+        form.addRow(layout_widget(boxes))
+        return group
+
+    def _estimate_group(self) -> QGroupBox:
+        group = QGroupBox("To send")
+        layout = QVBoxLayout(group)
+        layout.addWidget(self.counts_label)
+        layout.addWidget(self.estimate_view)
         return group
 
     def _restore_last_settings(self) -> None:
@@ -236,6 +252,19 @@ class RunModelDialog(QDialog):
         self.counts_label.setText(text)
         self.run_button.setEnabled(bool(todo) and bool(self.model_edit.text().strip()))
         self.preview_button.setEnabled(bool(keys))
+        self._request_estimate(keys)
+
+    def _request_estimate(self, keys: Sequence[str]) -> None:
+        if self.state.opened is None:
+            return
+        try:
+            settings = self._settings(estimate=True)
+            wording = self.release_field.wording()
+        except TraceEvalError as error:
+            self.estimate_view.show_problem(str(error))
+            return
+        self.estimate_view.request(self.state.opened.workspace_path, keys, settings, wording,
+                                   self.redo_box.isChecked())
 
     def _update_key_hint(self) -> None:
         for variable in KEY_ENV_VARS:
@@ -244,12 +273,18 @@ class RunModelDialog(QDialog):
                 return
         self.key_edit.setPlaceholderText("leave empty for a saved key, or none (local servers need none)")
 
-    def _settings(self) -> RunSettings:
-        return RunSettings(base_url=self.url_combo.currentText().strip(), model=self.model_edit.text().strip(),
+    def _settings(self, estimate: bool = False) -> RunSettings:
+        """The run's settings; `estimate`: any URL will do (the estimate sends nothing)."""
+        url = self.url_combo.currentText().strip()
+        return RunSettings(base_url=DEFAULT_BASE_URL if estimate else url, model=self.model_edit.text().strip(),
                            name=self.name_edit.text().strip(), temperature=self.temperature_spin.value(),
                            max_tokens=self.max_tokens_spin.value(), timeout_s=float(self.timeout_spin.value()),
                            concurrency=self.concurrency_spin.value(), retries=self.retries_spin.value(),
                            use_cache=self.cache_box.isChecked())
+
+    def done(self, result: int) -> None:
+        self.estimate_view.cancel()  # closed: its estimate is of no use any more
+        super().done(result)
 
     # -- slots ----------------------------------------------------------------------------
     def _on_run_clicked(self) -> None:
@@ -265,7 +300,7 @@ class RunModelDialog(QDialog):
         self.state.set_release_path(self.release_field.path())
         keys = tuple(self.selected_keys())
         self.request = ModelRunRequest(settings, keys, api_key, self.remember_box.isChecked() and bool(typed),
-                                       self.redo_box.isChecked(), wording)
+                                       self.redo_box.isChecked(), wording, self.estimate_view.prices())
         self.accept()
 
     def _on_preview_clicked(self) -> None:
@@ -299,4 +334,4 @@ class PromptPreviewDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(900, 700)
+        fit_on_screen(self, 900, 700)

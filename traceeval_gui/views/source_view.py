@@ -88,6 +88,14 @@ class SourceView(QWidget):
                 return widget
         return None
 
+    def show_file(self, path: str) -> bool:
+        """Bring the tab of `path` (relative to the program's folder) to the front; False when not shown."""
+        view = self.file_view(path)
+        if view is None:
+            return False
+        self.tabs.setCurrentWidget(view)
+        return True
+
     def current_file(self) -> str | None:
         widget = self.tabs.currentWidget()
         return widget.path if isinstance(widget, SourceFileView) else None
