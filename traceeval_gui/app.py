@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                 fail(f"cannot open audit {args.audit!r} (see 'traceeval audit list')")
                 return
         if screenshot is not None:
+            shown.resize(*SCREENSHOT_SIZE)  # an audit window sizes itself to the screen; offscreen's is 800x800
             QTimer.singleShot(0, lambda: save_screenshot(shown))
 
     def save_screenshot(shown) -> None:

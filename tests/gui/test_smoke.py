@@ -91,6 +91,20 @@ def test_screenshot_mode_writes_a_png_of_the_window(tmp_path):
     assert (image.width(), image.height()) == (1400, 900)
 
 
+def test_screenshot_mode_draws_an_audit_window_at_the_screenshot_size(tmp_path):
+    workspace = tmp_path / "audit.sqlite"
+    made = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", "audit", "new", "spot", "--population", "truth",
+                           "--size", "10", "--seed", "2", "--workspace", str(workspace)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "audit.png"
+    result = _run_app("--workspace", str(workspace), "--audit", "spot", "--annotator", "ann", "--screenshot", str(out),
+                      tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1400, 900)  # not the offscreen screen's 800x800 it would fit
+
+
 @pytest.mark.parametrize("args, message", [
     (["--instance", "no_such_0001"], "no program 'no_such_0001'"),
     (["--model", "gpt-nothing"], "no model named 'gpt-nothing'"),
