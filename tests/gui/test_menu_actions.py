@@ -242,8 +242,11 @@ def maximise_pane(window, qtbot, tmp_path):
 def reset_layout(window, qtbot, tmp_path):
     window.browser_dock.hide()
     window.views_splitter.setSizes([100, 900])
+    press(window, qtbot, "View › Problems")
+    window.problems_dock.setFloating(True)
     trigger(window, "View › Reset Layout")
     assert window.browser_dock.isVisible()
+    assert not window.problems_dock.isVisible() and not window.problems_dock.isFloating()
     source, graph = window.views_splitter.sizes()
     assert abs(source - graph) <= 0.1 * (source + graph)
 

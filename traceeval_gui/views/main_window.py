@@ -820,6 +820,9 @@ class MainWindow(QMainWindow):
         if self.browser_dock.isFloating():
             self.browser_dock.setFloating(False)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
+        self.problems_dock.setFloating(False)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
+        self.problems_dock.hide()  # as on a first start: shown when asked for
         for widget in (self.browser_dock, self.source_view, self.graph_panel, self.bottom_tabs, self.views_splitter,
                        self.right_splitter):
             widget.show()
