@@ -62,3 +62,20 @@ def test_notes_above_views_take_the_dark_palette(window, qtbot, light_afterwards
     qtbot.waitUntil(lambda: all(NOTE_COLOURS[True][1] in note.styleSheet() for note in notes))
     assert contrast(QColor(NOTE_COLOURS[True][0]), QColor(NOTE_COLOURS[True][1])) >= 7
     assert contrast(QColor(NOTE_COLOURS[False][0]), QColor(NOTE_COLOURS[False][1])) >= 4.5
+
+
+def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot, light_afterwards):
+    from traceeval_gui.views.answer_text import DARK_COLOURS, LIGHT_COLOURS
+
+    window.show_tab("answer")
+    view = window.answer_panel.text_view
+    assert view.colours is LIGHT_COLOURS
+    all_menu_items(window)["View › Theme › Dark"].trigger()
+    qtbot.waitUntil(lambda: view.colours is DARK_COLOURS)
+    image = view.viewport().grab().toImage()
+    assert image.pixelColor(image.width() - 5, image.height() - 5).lightness() < 60  # the page is dark
+    gutter = view.gutter.grab().toImage()
+    assert gutter.pixelColor(2, gutter.height() - 3).lightness() < 60
+    assert contrast(DARK_COLOURS.key_text, QColor(DARK_COLOURS.page)) >= 7
+    all_menu_items(window)["View › Theme › Light"].trigger()
+    qtbot.waitUntil(lambda: view.colours is LIGHT_COLOURS)

@@ -20,20 +20,45 @@ from typing import Sequence
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QSyntaxHighlighter, QTextCharFormat, \
     QTextCursor, QTextDocument
-from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolTip, QWidget
 
 from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
 from traceeval_gui.views.code_view import line_tints
-from traceeval_gui.views.style import MUTED_TEXT, monospace_font
+from traceeval_gui.views.style import MUTED_TEXT, is_dark, monospace_font
 
 WARNING_TEXT = "#8a5a00"  # problems, as the source view's notice says them
 WARNING_TINT = QColor("#fff1d6")
 FOCUS_TINT = QColor("#dbe8fb")  # the line of the question picked in the table
 DIM_TEXT = QColor("#9aa0a6")
-KEY_TEXT = QColor("#3c4043")
-GUTTER_BACKGROUND = QColor("#f6f7f9")
-GUTTER_BORDER = QColor("#e3e5e8")
-LINE_NUMBER = QColor("#9aa0a6")
+
+
+@dataclass(frozen=True)
+class AnswerColours:
+    """What the answer view paints with, in a light or a dark theme."""
+    page: str
+    text: str
+    selection: str
+    warning_text: QColor
+    warning_tint: QColor
+    focus_tint: QColor
+    dim_text: QColor
+    key_text: QColor
+    number: QColor
+    gutter: QColor
+    gutter_border: QColor
+    line_number: QColor
+
+
+LIGHT_COLOURS = AnswerColours("#ffffff", "#1f2328", "#b6d7ff", QColor(WARNING_TEXT), WARNING_TINT, FOCUS_TINT,
+                              DIM_TEXT, QColor("#3c4043"), QColor("#1a73e8"), QColor("#f6f7f9"), QColor("#e3e5e8"),
+                              QColor("#9aa0a6"))
+DARK_COLOURS = AnswerColours("#1f2124", "#e3e3e3", "#2d4f7c", QColor("#ffcc80"), QColor("#3a3120"),
+                             QColor("#22344d"), QColor("#8d9298"), QColor("#d0d3d6"), QColor("#8ab4f8"),
+                             QColor("#26292d"), QColor("#3a3d42"), QColor("#8d9298"))
+
+
+def answer_colours() -> AnswerColours:
+    return DARK_COLOURS if is_dark() else LIGHT_COLOURS
 WARNING_BAR = 3  # px: the gutter's mark of a line with a problem
 KEY_COLUMN_MIN, KEY_COLUMN_MAX, KEY_COLUMN_SHARE = 110, 280, 0.32  # px, px, share of the view's width
 SHOWN_LINES = 5_000  # lines of a response the view holds
@@ -152,15 +177,18 @@ class AnswerLineHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
         self.lines: Sequence[AnswerLine] = ()
+        self.set_colours(answer_colours())
+
+    def set_colours(self, colours: AnswerColours) -> None:
         self._number = QTextCharFormat()
         self._number.setFontWeight(QFont.Weight.Bold)
-        self._number.setForeground(QColor("#1a73e8"))
+        self._number.setForeground(colours.number)
         self._dim = QTextCharFormat()
-        self._dim.setForeground(DIM_TEXT)
+        self._dim.setForeground(colours.dim_text)
         self._struck = QTextCharFormat(self._dim)
         self._struck.setFontStrikeOut(True)
         self._warning_number = QTextCharFormat(self._number)
-        self._warning_number.setForeground(QColor(WARNING_TEXT))
+        self._warning_number.setForeground(colours.warning_text)
 
     def highlightBlock(self, text: str) -> None:
         number = self.currentBlock().blockNumber()
@@ -213,12 +241,14 @@ class AnswerTextView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # long answer lists wrap at ", "
         self.setFont(monospace_font())
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
-        self.setStyleSheet("QPlainTextEdit { background: #ffffff; color: #1f2328; "
-                           "selection-background-color: #b6d7ff; selection-color: #1f2328; }")
+        self.colours = LIGHT_COLOURS
         self.lines: list[AnswerLine] = []
         self.focused_line: int | None = None
         self.key_width = KEY_COLUMN_MIN
         self.highlighter = AnswerLineHighlighter(self.document())
+        self.follow_theme()
+        # A widget with a style sheet hears of no application palette change: follow the application.
+        QApplication.instance().paletteChanged.connect(self.follow_theme)
         self.gutter = _MarginView(self, "left")
         self.key_column = _MarginView(self, "right")
         self.updateRequest.connect(self._on_editor_update_requested)
@@ -255,10 +285,21 @@ class AnswerTextView(QPlainTextEdit):
     def line_at(self, y: int) -> int:
         return self.cursorForPosition(QPoint(0, y)).blockNumber() + 1
 
+    def follow_theme(self, *_palette) -> None:
+        """Colours for the application's light or dark palette."""
+        colours = self.colours = answer_colours()
+        self.setStyleSheet(f"QPlainTextEdit {{ background: {colours.page}; color: {colours.text}; "
+                           f"selection-background-color: {colours.selection}; selection-color: {colours.text}; }}")
+        self.highlighter.set_colours(colours)
+        self.highlighter.rehighlight()
+        if hasattr(self, "gutter"):
+            self._apply_selections()
+
     def _apply_selections(self) -> None:
-        tints = {line.line: WARNING_TINT for line in self.lines if is_warning(line)}
+        colours = self.colours
+        tints = {line.line: colours.warning_tint for line in self.lines if is_warning(line)}
         if self.focused_line is not None:
-            tints[self.focused_line] = FOCUS_TINT
+            tints[self.focused_line] = colours.focus_tint
         self.setExtraSelections(line_tints(self.document(), tints, wrapped=True))
         self.gutter.update()
         self.key_column.update()
@@ -317,8 +358,9 @@ class AnswerTextView(QPlainTextEdit):
 
     def paint_margin(self, margin: _MarginView, event: QPaintEvent) -> None:
         painter = QPainter(margin)
-        painter.fillRect(event.rect(), GUTTER_BACKGROUND)
-        painter.setPen(GUTTER_BORDER)
+        colours = self.colours
+        painter.fillRect(event.rect(), colours.gutter)
+        painter.setPen(colours.gutter_border)
         edge = margin.width() - 1 if margin is self.gutter else 0
         painter.drawLine(edge, event.rect().top(), edge, event.rect().bottom())
         metrics = self.fontMetrics()
@@ -342,12 +384,13 @@ class AnswerTextView(QPlainTextEdit):
         font = painter.font()
         font.setBold(focused)
         painter.setFont(font)
-        painter.setPen(QColor("#202124") if focused else LINE_NUMBER)
+        colours = self.colours
+        painter.setPen(QColor(colours.text) if focused else colours.line_number)
         right = self.gutter.width() - 6
         painter.drawText(0, top, right, height, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                          str(line.line))
         if is_warning(line) or line.kind == SUPERSEDED:
-            colour = QColor(WARNING_TEXT) if is_warning(line) else DIM_TEXT
+            colour = colours.warning_text if is_warning(line) else colours.dim_text
             painter.fillRect(2, top + 2, WARNING_BAR, height - 4, colour)
 
     def _paint_key(self, painter: QPainter, line: AnswerLine, top: int, height: int) -> None:
@@ -360,8 +403,9 @@ class AnswerTextView(QPlainTextEdit):
             text = "→ " + fit_key(line.key or "", metrics, width - metrics.horizontalAdvance("→ "))
         else:
             text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
-        colour = KEY_TEXT if line.kind == ANSWER and not line.problems else \
-            DIM_TEXT if line.kind == SUPERSEDED else QColor(WARNING_TEXT)
+        colours = self.colours
+        colour = colours.key_text if line.kind == ANSWER and not line.problems else \
+            colours.dim_text if line.kind == SUPERSEDED else colours.warning_text
         if line.kind == IGNORED:
             colour = QColor(MUTED_TEXT)
         painter.setPen(colour)
