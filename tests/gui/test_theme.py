@@ -79,3 +79,16 @@ def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot, light_afte
     assert contrast(DARK_COLOURS.key_text, QColor(DARK_COLOURS.page)) >= 7
     all_menu_items(window)["View › Theme › Light"].trigger()
     qtbot.waitUntil(lambda: view.colours is LIGHT_COLOURS)
+
+
+def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot, light_afterwards):
+    from traceeval_gui.views.legend import EdgeLegendView
+    from traceeval_gui.views.style import EDGE_COLOURS
+
+    legend = window.findChild(EdgeLegendView)
+    assert EDGE_COLOURS["FP"] in legend.text()
+    all_menu_items(window)["View › Theme › Dark"].trigger()
+    lifted = QColor(EDGE_COLOURS["FP"]).lighter(150).name()
+    qtbot.waitUntil(lambda: lifted in legend.text())
+    page = QApplication.palette().color(QPalette.ColorRole.Window)
+    assert contrast(QColor(lifted), page) > contrast(QColor(EDGE_COLOURS["FP"]), page)

@@ -25,7 +25,6 @@ from core.model import Edge
 from core.palette import EDGE_STYLES
 from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, label_order, pick_labels, place_labels
 from traceeval_gui.views.graph_items import (
-    DARK_LIFT,
     EDGE_WIDTH,
     ArrowHeadsItem,
     EdgePathItem,
@@ -33,6 +32,7 @@ from traceeval_gui.views.graph_items import (
     bounds_of,
     edge_pen,
 )
+from traceeval_gui.views.style import on_page
 
 NODE_SIZE = 11.0  # pixels, when rows are far enough apart; smaller zoomed out (level of detail)
 MIN_NODE_SIZE = 4.0
@@ -343,8 +343,7 @@ class GraphCanvasView(pg.GraphicsView):
 
     def _class_colour(self, name: str) -> QColor:
         """An edge class's colour, lifted on a dark background (the palette's colours are chosen for light)."""
-        colour = QColor(EDGE_STYLES[name].colour)
-        return colour.lighter(DARK_LIFT) if self.palette().color(QPalette.ColorRole.Base).lightness() < 128 else colour
+        return on_page(EDGE_STYLES[name].colour, self.palette())
 
     # -- labels ---------------------------------------------------------------------------
     def _choose_labels(self, rect: QRectF, sx: float, sy: float) -> tuple[np.ndarray, np.ndarray]:

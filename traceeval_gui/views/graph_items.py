@@ -26,7 +26,6 @@ DASHES = {  # in pen widths; flat caps: round caps on dashed antialiased paths a
     "dashdot": [6.0, 2.0, 1.5, 2.0],
 }
 EDGE_WIDTH = 1.8  # pixels, every class alike
-DARK_LIFT = 150  # percent: class colours on a dark background (the palette is chosen for a light one)
 
 
 def edge_pen(colour: str, dash: str, width: float = EDGE_WIDTH, alpha: int = 255) -> QPen:

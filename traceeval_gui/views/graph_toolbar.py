@@ -33,8 +33,8 @@ from traceeval_gui.app_state import VIEW_MODE_TITLES
 from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
 from traceeval_gui.views.callee_input import FlowLayout
 from traceeval_gui.views.elided_label import ElidedLabel
-from traceeval_gui.views.graph_items import DARK_LIFT, edge_pen
-from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.graph_items import edge_pen
+from traceeval_gui.views.style import MUTED_TEXT, on_page
 
 NODE_FILL = "#546e7a"  # nodes defined in the program, when not coloured by file
 LEGEND_STYLE = "#graph_legend_strip { background: palette(base); border-top: 1px solid palette(mid); }"
@@ -264,11 +264,9 @@ def _line_icon(colour: str, dash: str) -> QIcon:
 
 def _chip_style(colour: str, palette: QPalette) -> str:
     """A class chip: muted when its class is hidden, tinted in the class colour when shown, on the palette's base."""
-    tint = QColor(colour)
+    tint = on_page(colour, palette)  # as the canvas draws edges
+    colour = tint.name()
     base = palette.color(QPalette.ColorRole.Base)
-    if base.lightness() < 128:  # as the canvas draws edges on a dark background
-        tint = tint.lighter(DARK_LIFT)
-        colour = tint.name()
     mixed = QColor(round(base.red() * 0.88 + tint.red() * 0.12), round(base.green() * 0.88 + tint.green() * 0.12),
                    round(base.blue() * 0.88 + tint.blue() * 0.12))
     muted = palette.color(QPalette.ColorRole.PlaceholderText).name()

@@ -50,6 +50,15 @@ def is_dark(palette: QPalette | None = None) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
+DARK_LIFT = 150  # percent: class colours on a dark background (the palette is chosen for a light one)
+
+
+def on_page(colour: str | QColor, palette: QPalette | None = None) -> QColor:
+    """A class colour as drawn on the page of `palette` (default: the application's): lifted on a dark one."""
+    colour = QColor(colour)
+    return colour.lighter(DARK_LIFT) if is_dark(palette) else colour
+
+
 def edge_tint(kind: str, palette: QPalette | None = None) -> QColor:
     """The background of a row or source line of this edge class, for the current theme."""
     return QColor((DARK_EDGE_TINTS if is_dark(palette) else EDGE_TINTS)[kind])
