@@ -211,3 +211,18 @@ def test_sorting_ten_thousand_rows_stays_fast(qtbot):
 def test_the_panel_renders(panel):
     image = panel.grab().toImage()
     assert not image.isNull() and image.width() == 1000 and image.height() == 380
+
+
+def test_edge_names_are_the_shortest_parts_that_tell_them_apart_with_the_full_name_on_hover(panel):
+    source = panel.edge_model
+    edges = panel.edges()
+    names = {name for e in edges for name in (e.caller, e.callee)}
+    shown = {}
+    for row, edge in enumerate(edges):
+        for column, name in ((1, edge.caller), (2, edge.callee)):
+            index = source.index(source.row_of(edge.caller, edge.callee), column)
+            assert index.data(Qt.ItemDataRole.ToolTipRole) == name
+            shown[name] = index.data()
+    assert len(set(shown.values())) == len(names)  # no two functions read alike
+    assert all(name.endswith(label) and len(label) <= len(name) for name, label in shown.items())
+    assert any(len(label) < len(name) for name, label in shown.items())  # "main.BinOp.eval" reads "BinOp.eval"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from core.graph_labels import distinct_labels
 from core.metrics import Counts, instance_scores
 from core.model import LANGUAGE_TITLES
 from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, ModelDifference, \
@@ -71,11 +72,14 @@ class CompareEdgeTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._edges: list[CompareEdge] = []
         self._names = ("A", "B")
+        self._labels: dict[str, str] = {}  # function name -> the shortest part no other name here shares
 
     def set_edges(self, edges: Sequence[CompareEdge], model_a: str = "A", model_b: str = "B") -> None:
         self.beginResetModel()
         self._edges = list(edges)
         self._names = (model_a, model_b)
+        names = sorted({name for edge in self._edges for name in (edge.caller, edge.callee)})
+        self._labels = dict(zip(names, distinct_labels(names)))
         self.endResetModel()
 
     def edge_at(self, row: int) -> CompareEdge:
@@ -101,7 +105,9 @@ class CompareEdgeTableModel(QAbstractTableModel):
             return self._class_data(edge.category, role)
         if field in ("caller", "callee"):
             name = getattr(edge, field)
-            if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE, Qt.ItemDataRole.ToolTipRole):
+            if role == Qt.ItemDataRole.DisplayRole:  # short, as the graph labels it; the full name on hover
+                return self._labels.get(name, name)
+            if role in (SORT_ROLE, Qt.ItemDataRole.ToolTipRole):
                 return name
             return None
         if field == "truth":
