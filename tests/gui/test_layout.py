@@ -158,3 +158,21 @@ def test_the_first_layout_gives_source_graph_and_tabs_a_fair_share(window, qtbot
     source, graph = window.views_splitter.sizes()
     views, tabs = window.right_splitter.sizes()
     assert source >= 400 and graph >= 400 and tabs >= 300 and views >= 380, (source, graph, views, tabs)
+
+
+def test_a_maximised_pane_hides_the_problems_list_and_gives_it_back(window, qtbot):
+    from tests.gui.test_menu_actions import press
+
+    press(window, qtbot, "View › Problems")
+    assert window.problems_dock.isVisible()
+    bar = window.bottom_tabs.tabBar()
+    qtbot.mouseDClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    assert window.maximiser.maximised == "tabs" and not window.problems_dock.isVisible()
+    qtbot.mouseDClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    assert window.maximiser.maximised == "" and window.problems_dock.isVisible()
+    window.problems_dock.setFocus()
+    window.problems_panel.table.setFocus()
+    press(window, qtbot, "View › Maximise Pane")
+    assert window.maximiser.maximised == "problems" and not window.right_splitter.isVisible()
+    press(window, qtbot, "View › Maximise Pane")
+    assert window.right_splitter.isVisible()

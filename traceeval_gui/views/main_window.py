@@ -121,16 +121,6 @@ class MainWindow(QMainWindow):
         self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
-        self.maximiser = PaneMaximiser(self, {
-            "source": Pane(self.source_view, [self.browser_dock, self.graph_panel, self.bottom_tabs], "Source"),
-            "graph": Pane(self.graph_panel, [self.browser_dock, self.source_view, self.bottom_tabs], "Graph"),
-            "tabs": Pane(self.bottom_tabs, [self.browser_dock, self.views_splitter], "Tabs"),
-            "programs": Pane(self.browser_dock, [self.right_splitter], "Programs"),
-        }, [self.views_splitter, self.right_splitter])
-        self.maximiser.toggle_on_double_click(self.browser_dock, "programs")
-        self.maximiser.toggle_on_double_click(self.graph_panel.toolbar, "graph")
-        self.source_view.tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("source"))
-        self.bottom_tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("tabs"))
         self.problems_panel = ProblemsPanel()
         self.problems_panel.open_requested.connect(self.open_problem)
         self.problems_dock = QDockWidget("Problems", self)  # below everything, hidden until asked for
@@ -139,6 +129,19 @@ class MainWindow(QMainWindow):
         self.problems_dock.setFeatures(self.browser_dock.features())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
         self.problems_dock.hide()
+        docks = [self.browser_dock, self.problems_dock]
+        self.maximiser = PaneMaximiser(self, {
+            "source": Pane(self.source_view, [*docks, self.graph_panel, self.bottom_tabs], "Source"),
+            "graph": Pane(self.graph_panel, [*docks, self.source_view, self.bottom_tabs], "Graph"),
+            "tabs": Pane(self.bottom_tabs, [*docks, self.views_splitter], "Tabs"),
+            "programs": Pane(self.browser_dock, [self.problems_dock, self.right_splitter], "Programs"),
+            "problems": Pane(self.problems_dock, [self.browser_dock, self.right_splitter], "Problems"),
+        }, [self.views_splitter, self.right_splitter])
+        self.maximiser.toggle_on_double_click(self.browser_dock, "programs")
+        self.maximiser.toggle_on_double_click(self.problems_dock, "problems")
+        self.maximiser.toggle_on_double_click(self.graph_panel.toolbar, "graph")
+        self.source_view.tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("source"))
+        self.bottom_tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("tabs"))
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
