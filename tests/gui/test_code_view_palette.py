@@ -57,3 +57,18 @@ def test_a_dark_palette_paints_the_code_gutter_and_numbers_dark(qtbot):
 def _close(a: QColor, b: QColor) -> bool:
     return abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) < 30
 
+
+
+def test_the_audit_call_site_tint_follows_the_palette(qtbot):
+    from traceeval_gui.views.audit_evidence import CALL_SITE_TINTS, CodeSpanView
+
+    view = CodeSpanView()
+    qtbot.addWidget(view)
+    view.resize(500, 200)
+    view.show()
+    view.show_span(SOURCE, "python", first_line=10, marked=[13, 15])
+    tints = lambda: {s.format.background().color().name() for s in view.extraSelections()}  # noqa: E731
+    assert tints() == {CALL_SITE_TINTS[False].name()}
+    view.setPalette(dark_palette(view.palette()))
+    qtbot.waitUntil(lambda: tints() == {CALL_SITE_TINTS[True].name()})
+    assert view.marked_lines() == [13, 15]

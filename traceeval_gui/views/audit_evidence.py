@@ -25,11 +25,11 @@ from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail,
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.code_view import NumberedCodeView
 from traceeval_gui.views.form_parts import titled_pane
-from traceeval_gui.views.style import MUTED_TEXT
+from traceeval_gui.views.style import MUTED_TEXT, is_dark
 from traceeval_gui.views.trace_text import local_time
 
-CALL_SITE_TINT = QColor("#ffe9a8")
-CALL_SITE_MARK = QColor("#b26a00")
+CALL_SITE_TINTS = {False: QColor("#ffe9a8"), True: QColor("#4a3b12")}  # by is_dark(): the lines a call happens on
+CALL_SITE_MARKS = {False: QColor("#b26a00"), True: QColor("#ffb74d")}  # the gutter's arrow
 CLASS_TITLES = {"TP": "in the ground truth, found by the model", "FP": "predicted, not in the ground truth",
                 "FN": "in the ground truth, missed by the model", "truth": "ground-truth edge"}
 NO_TRACE = "No trace run yet (Trace ▸ Trace This Program, F5, in the main window)"
@@ -64,11 +64,12 @@ class CodeSpanView(NumberedCodeView):
     tinted and marked in the gutter (call sites). It never takes keyboard focus: the audit's keys
     stay with the window."""
 
+    marked: tuple[int, ...] = ()  # file lines tinted as call sites (a palette change may come before __init__ ends)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.marked: tuple[int, ...] = ()  # file lines tinted as call sites
         self.highlighter: PygmentsHighlighter | None = None
 
     def show_span(self, text: str, language: str, first_line: int = 1, marked: Iterable[int] = ()) -> None:
@@ -96,7 +97,11 @@ class CodeSpanView(NumberedCodeView):
         return [self.first_line + s.cursor.blockNumber() for s in self.extraSelections()]
 
     def _apply_selections(self) -> None:
-        self.tint_lines({line: CALL_SITE_TINT for line in self.marked})
+        self.tint_lines({line: CALL_SITE_TINTS[is_dark(self.palette())] for line in self.marked})
+
+    def follow_palette(self) -> None:
+        super().follow_palette()
+        self._apply_selections()
 
     # -- gutter ---------------------------------------------------------------------------
     def gutter_width(self) -> int:
@@ -107,7 +112,7 @@ class CodeSpanView(NumberedCodeView):
         self.paint_number(painter, line, top, line_height, width - 6, marked)
         if marked:  # a small arrow: "the call happens here"
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(CALL_SITE_MARK)
+            painter.setBrush(CALL_SITE_MARKS[is_dark(self.palette())])
             middle = top + line_height // 2
             painter.drawPolygon(QPolygon([QPoint(3, middle - 4), QPoint(9, middle), QPoint(3, middle + 4)]))
 
@@ -248,7 +253,8 @@ def _sites_note(sites: list[int], seen: bool | None) -> str:
         return f"&nbsp; <span style='color:{MUTED_TEXT}'>· no call site found in its body</span>"
     where = "seen by the trace" if seen else "likely call sites (a static look)"
     lines = ", ".join(map(str, sites))
-    return (f"&nbsp; <span style='background-color:{CALL_SITE_TINT.name()}'>&nbsp;line{'s' if len(sites) != 1 else ''}"
+    tint = CALL_SITE_TINTS[is_dark()].name()
+    return (f"&nbsp; <span style='background-color:{tint}'>&nbsp;line{'s' if len(sites) != 1 else ''}"
             f" {lines}&nbsp;</span> <span style='color:{MUTED_TEXT}'>{where}</span>")
 
 
