@@ -47,15 +47,9 @@ def test_setting_a_filter_to_its_value_does_not_refilter(window, qtbot):
 
 def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp_path):
     """A painted cell or a fitted column reads its own F1; the column is computed for a sort or a filter."""
-    from traceeval_gui.jobs import OpenDatasetJob
     from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
-    from resources import DEMO_DATASET
 
-    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
-    job.signals.finished.connect(state.adopt)
-    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
-        state.jobs.start(job)
-    opened = state.opened
+    opened = _opened_demo(state, qtbot, tmp_path)
     model = InstanceTableModel()
     model.set_instances(opened.rows, opened.models, opened.counts)
     column = model.f1_column(opened.models[0].name)
@@ -69,15 +63,9 @@ def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp
 
 
 def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_path):
-    from resources import DEMO_DATASET
-    from traceeval_gui.jobs import OpenDatasetJob
     from traceeval_gui.models.instance_table import InstanceTableModel
 
-    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
-    job.signals.finished.connect(state.adopt)
-    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
-        state.jobs.start(job)
-    opened = state.opened
+    opened = _opened_demo(state, qtbot, tmp_path)
     model = InstanceTableModel()
     model.set_instances(opened.rows, opened.models, opened.counts)
     name = opened.models[0].name
@@ -93,15 +81,9 @@ def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_p
 def test_a_model_that_joins_gets_its_column_without_a_reset(state, qtbot, tmp_path):
     from dataclasses import replace
 
-    from resources import DEMO_DATASET
-    from traceeval_gui.jobs import OpenDatasetJob
     from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
 
-    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
-    job.signals.finished.connect(state.adopt)
-    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
-        state.jobs.start(job)
-    opened = state.opened
+    opened = _opened_demo(state, qtbot, tmp_path)
     first, *others = opened.models
     model = InstanceTableModel()
     model.set_instances(opened.rows, others, opened.counts)
@@ -120,3 +102,15 @@ def test_a_model_that_joins_gets_its_column_without_a_reset(state, qtbot, tmp_pa
     assert [model.instance_at(row).key for row in range(model.rowCount())] == order
     model.sort(model.f1_column(others[-1].name), Qt.SortOrder.DescendingOrder)
     assert [model.instance_at(row).key for row in range(model.rowCount())] == order
+
+
+def _opened_demo(state, qtbot, tmp_path):
+    """The demo dataset opened into `state` by the real background job."""
+    from resources import DEMO_DATASET
+    from traceeval_gui.jobs import OpenDatasetJob
+
+    job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
+    job.signals.finished.connect(state.adopt)
+    with qtbot.waitSignal(state.dataset_opened, timeout=20_000):
+        state.jobs.start(job)
+    return state.opened
