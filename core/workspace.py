@@ -263,25 +263,23 @@ class Workspace:
 
     def prediction_mappings(self, model: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """Only the `{caller: [callees]}` of each prediction (of `keys`, or all): the cheap form for scoring."""
-        if keys is None:
-            rows = self.db.execute("select instance_key, graph from predictions where model = ?", [model]).fetchall()
-        else:
-            rows = []
-            for chunk in _chunks(list(keys), 500):
-                rows += self.db.execute(f"select instance_key, graph from predictions where model = ? and "
-                                        f"instance_key in ({','.join('?' * len(chunk))})", [model, *chunk]).fetchall()
+        sql = "select instance_key, graph from predictions where model = ?"
+        rows = self.db.execute(sql, [model]).fetchall() if keys is None else \
+            self._rows_of_keys(sql + " and instance_key in", [model], keys)
         return {key: json.loads(text) for key, text in rows}
 
     def ground_truth_mappings(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """The stored `{caller: [callees]}` of the given instances (all when `keys` is None)."""
-        if keys is None:
-            rows = self.db.execute("select key, ground_truth from instances").fetchall()
-            return {key: json.loads(text) for key, text in rows}
+        sql = "select key, ground_truth from instances"
+        rows = self.db.execute(sql).fetchall() if keys is None else self._rows_of_keys(sql + " where key in", [], keys)
+        return {key: json.loads(text) for key, text in rows}
+
+    def _rows_of_keys(self, sql: str, parameters: list, keys: Iterable[str]) -> list[tuple]:
+        """The rows of `sql`, which ends in `in`, for `keys`, asked 500 at a time (SQLite's limit on variables)."""
         rows = []
         for chunk in _chunks(list(keys), 500):
-            rows += self.db.execute(f"select key, ground_truth from instances where key in "
-                                    f"({','.join('?' * len(chunk))})", chunk).fetchall()
-        return {key: json.loads(text) for key, text in rows}
+            rows += self.db.execute(f"{sql} ({','.join('?' * len(chunk))})", [*parameters, *chunk]).fetchall()
+        return rows
 
     # -- cached scores --------------------------------------------------------------------
     def cached_counts(self, model: str, scoring_key: str) -> dict[str, Counts]:

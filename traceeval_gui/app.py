@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{APP_NAME}: error: {message}", file=sys.stderr)
             app.exit(2)
         else:
-            window.report_error("Start", message)
+            window.error_log.report("Start", message)
             QMessageBox.warning(window, "TraceEval Studio", message)
 
     def on_opened() -> None:

@@ -23,9 +23,7 @@ from core.indexing import IndexReport, open_dataset
 from core.metrics import Counts
 from core.normalise import MODES
 from core.release_archive import dataset_folder
-from core.results import find_results_files
 from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
-from core.wording import count
 from core.workspace import InstanceRow, ModelRow, Workspace
 
 log = logging.getLogger(__name__)
@@ -215,10 +213,9 @@ class ImportResultsJob(Job):
         self.workspace_path, self.paths, self.model = workspace_path, paths, model
 
     def work(self, progress: Progress) -> ImportReport:
-        files = find_results_files(self.paths)  # folders hold every results file below them
-        progress(0, 0, f"importing {count(len(files), 'file')}")
+        progress(0, 0, "importing results")
         with Workspace(self.workspace_path) as ws:
-            return import_results(ws, files, self.model)
+            return import_results(ws, self.paths, self.model)  # it reads every results file below a folder
 
 
 class ScoreTableJob(Job):

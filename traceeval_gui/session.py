@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
+
+from core.overlay import VIEW_MODES
+
+if TYPE_CHECKING:
+    from traceeval_gui.app_state import AppState
 
 RECENT_LIMIT = 8
 
@@ -69,6 +75,27 @@ class Session:
                                  asdict(SavedSelection()).items()))
         self.settings.endGroup()
         return saved
+
+    def remember_selection(self, state: AppState) -> None:
+        """What `state` shows in its open dataset (nothing when none is open)."""
+        if state.opened is not None:
+            self.save_selection(str(state.opened.root), SavedSelection(
+                state.instance_key or "", state.model or "", state.compare_model or "", state.view_mode))
+
+    def restore_selection(self, state: AppState) -> str | None:
+        """The models and graph mode remembered for `state`'s open dataset, set again where they still exist;
+        returns the program to select, if it still exists."""
+        if state.opened is None:
+            return None
+        saved = self.selection(str(state.opened.root))
+        names = {m.name for m in state.models}
+        if saved.model in names:
+            state.select_model(saved.model)
+        if saved.compare_model in names:
+            state.select_compare_model(saved.compare_model)
+        if saved.view_mode in VIEW_MODES:
+            state.set_view_mode(saved.view_mode)
+        return saved.instance if saved.instance and state.resolve_instance(saved.instance) else None
 
     def save_selection(self, dataset: str, selection: SavedSelection) -> None:
         self.settings.beginGroup(f"selection/{_key(dataset)}")

@@ -21,17 +21,24 @@ def state(qtbot):
     state.close()
 
 
+def open_window(qtbot, state, workspace, dataset=DEMO_DATASET, settings=None, size=(1400, 900)):
+    """The main window shown with `dataset` open in `workspace` (`size=None`: the size it chooses itself)."""
+    from traceeval_gui.views.main_window import MainWindow
+
+    window = MainWindow(state, settings=settings, interactive=False)
+    qtbot.addWidget(window)
+    if size is not None:
+        window.resize(*size)
+    window.show()
+    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
+        window.open_dataset(dataset, workspace=workspace)
+    return window
+
+
 @pytest.fixture
 def window(qtbot, state, tmp_path):
     """The main window with the demo dataset open (illustrative-strong is the first model)."""
-    from traceeval_gui.views.main_window import MainWindow
-
-    window = MainWindow(state, settings=None, interactive=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
-        window.open_dataset(DEMO_DATASET, workspace=tmp_path / "demo.sqlite")
+    window = open_window(qtbot, state, tmp_path / "demo.sqlite")
     yield window
     window.close()
 

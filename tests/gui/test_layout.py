@@ -11,8 +11,7 @@ import sys
 import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 
-from resources import DEMO_DATASET
-from tests.gui.conftest import OPEN_TIMEOUT_MS
+from tests.gui.conftest import open_window
 from traceeval_gui.views.window_layout import first_window_geometry
 
 
@@ -55,29 +54,18 @@ def test_at_150_percent_on_a_1080p_screen_the_first_window_is_on_the_screen(tmp_
     assert screen.contains(QRect(x, y, width, height).adjusted(0, 0, -1, -1)), seen  # 1280x720 device-independent
 
 
-def open_window(qtbot, state, settings, workspace):
-    from traceeval_gui.views.main_window import MainWindow
-
-    window = MainWindow(state, settings=settings, interactive=False)
-    qtbot.addWidget(window)
-    window.show()
-    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
-        window.open_dataset(DEMO_DATASET, workspace=workspace)
-    return window
-
-
 def test_docks_splitters_and_tab_come_back_on_the_next_start(qtbot, tmp_path):
     from traceeval_gui.app_state import AppState
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    first = open_window(qtbot, AppState(), settings, tmp_path / "demo.sqlite")
+    first = open_window(qtbot, AppState(), tmp_path / "demo.sqlite", settings=settings, size=None)
     first.views_splitter.setSizes([300, 500])
     first.show_tab("metrics")
     qtbot.wait(50)
     sizes = first.views_splitter.sizes(), first.right_splitter.sizes()
     first.close()
 
-    second = open_window(qtbot, AppState(), settings, tmp_path / "demo.sqlite")
+    second = open_window(qtbot, AppState(), tmp_path / "demo.sqlite", settings=settings, size=None)
     try:
         assert (second.views_splitter.sizes(), second.right_splitter.sizes()) == sizes
         assert second.bottom_tabs.currentWidget() is second.metrics_panel

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 
 from traceeval_gui.error_log import install_error_reporting
-from traceeval_gui.views.main_window import ERROR_LOG_HINT
+from traceeval_gui.views.error_log_view import ERROR_LOG_HINT
 
 
 def test_a_failed_job_shows_in_the_status_bar_and_the_log_with_its_detail(window, qtbot, tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.gui.conftest import OPEN_TIMEOUT_MS
+from tests.gui.conftest import open_window
 
 GOOD = "def helper():\n    return 1\n\n\ndef main():\n    helper()\n\n\nif __name__ == '__main__':\n    main()\n"
 TRUTH = {"main.main": ["main.helper"], "main.helper": []}
@@ -38,14 +38,7 @@ def broken_dataset(tmp_path):
 
 @pytest.fixture
 def broken_window(qtbot, state, broken_dataset, tmp_path):
-    from traceeval_gui.views.main_window import MainWindow
-
-    window = MainWindow(state, settings=None, interactive=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
-        window.open_dataset(broken_dataset, workspace=tmp_path / "broken.sqlite")
+    window = open_window(qtbot, state, tmp_path / "broken.sqlite", dataset=broken_dataset)
     yield window
     window.close()
 

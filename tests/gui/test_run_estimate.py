@@ -7,9 +7,8 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.gui.conftest import OPEN_TIMEOUT_MS
+from tests.gui.conftest import open_window
 
 ESTIMATE_TIMEOUT_MS = 10_000
 
@@ -21,14 +20,7 @@ def settings(tmp_path):
 
 @pytest.fixture
 def studio(qtbot, state, settings, tmp_path):
-    from traceeval_gui.views.main_window import MainWindow
-
-    window = MainWindow(state, settings=settings, interactive=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
-        window.open_dataset(DEMO_DATASET, workspace=tmp_path / "demo.sqlite")
+    window = open_window(qtbot, state, tmp_path / "demo.sqlite", settings=settings)
     yield window
     window.close()
 

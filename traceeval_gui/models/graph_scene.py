@@ -186,7 +186,8 @@ def _curves(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
     c1[loop] = p0[loop] + np.array([LOOP_WIDTH, -LOOP_HEIGHT])
     c2[loop] = p0[loop] + np.array([LOOP_WIDTH, LOOP_HEIGHT])
     u = 1.0 - t
-    return (u ** 3) * p0[:, None] + 3 * (u ** 2) * t * c1[:, None] + 3 * u * (t ** 2) * c2[:, None] + (t ** 3) * p1[:, None]
+    return ((u ** 3) * p0[:, None] + 3 * (u ** 2) * t * c1[:, None] + 3 * u * (t ** 2) * c2[:, None]
+            + (t ** 3) * p1[:, None])
 
 
 # -- filters --------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, \
-    QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMainWindow, QMenu, \
+    QVBoxLayout, QWidget
 
 from traceeval_gui.views.keyboard_dialog import menu_actions, plain_text, shortcut_text
 
@@ -140,3 +140,14 @@ class CommandPaletteDialog(QDialog):
                 self.run_current()
                 return True
         return super().eventFilter(watched, event)
+
+
+def open_command_palette(window: QMainWindow) -> CommandPaletteDialog:
+    """The palette over every action of `window`'s menus, centred under its menu bar, ready for typing."""
+    palette = CommandPaletteDialog([a.menu() for a in window.menuBar().actions() if a.menu() is not None], window)
+    palette.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    top = window.mapToGlobal(window.rect().topLeft())
+    palette.move(top.x() + (window.width() - palette.width()) // 2, top.y() + window.menuBar().height() + 40)
+    palette.show()
+    palette.filter_edit.setFocus()
+    return palette

@@ -2,15 +2,18 @@
 status-bar button that says how many arrived since the log was last opened."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, \
-    QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QMainWindow, \
+    QPlainTextEdit, QSplitter, QToolButton, QVBoxLayout, QWidget
 
+from core.wording import count
 from traceeval_gui.error_log import ErrorEntry, ErrorLog
+from traceeval_gui.jobs import JobRunner
 from traceeval_gui.views.style import error_text_colour, monospace_font
 
 EMPTY_TEXT = "No errors since the window opened."
+ERROR_LOG_HINT = "  (details: View ▸ Error Log)"
 
 
 class ErrorLogDialog(QDialog):
@@ -112,7 +115,40 @@ class ErrorIndicator(QToolButton):
         log.unseen_changed.connect(self._on_log_unseen_changed)
         self._on_log_unseen_changed(log.unseen)
 
-    def _on_log_unseen_changed(self, count: int) -> None:
-        self.setText(f"⚠ {count} error{'s' if count != 1 else ''}")
+    def _on_log_unseen_changed(self, unseen: int) -> None:
+        self.setText(f"⚠ {count(unseen, 'error')}")
         self.setStyleSheet(f"QToolButton {{ color: {error_text_colour(self.palette()).name()}; font-weight: bold; }}")
-        self.setVisible(count > 0)
+        self.setVisible(unseen > 0)
+
+
+class WindowErrors(QObject):
+    """A window's side of the error log: its jobs' failures go in, each new entry is named in the window's
+    status bar, and the log opens on demand (View > Error Log, or the indicator)."""
+
+    def __init__(self, window: QMainWindow, jobs: JobRunner) -> None:
+        super().__init__(window)
+        self.window = window
+        self.log = ErrorLog(self)
+        self.indicator = ErrorIndicator(self.log)
+        self.indicator.open_requested.connect(self.show_log)
+        self.dialog: ErrorLogDialog | None = None
+        self.log.added.connect(self._on_log_added)
+        jobs.job_failed.connect(self._on_jobs_job_failed)
+
+    def show_log(self) -> ErrorLogDialog:
+        if self.dialog is None:
+            self.dialog = ErrorLogDialog(self.log, self.window)
+        self.dialog.show()
+        self.dialog.raise_()
+        self.dialog.activateWindow()
+        return self.dialog
+
+    def _on_jobs_job_failed(self, title: str, message: str, detail: str) -> None:
+        self.log.report(title[:1].upper() + title[1:], message, detail)
+
+    def _on_log_added(self, entry: ErrorEntry) -> None:
+        """The status bar names the failure, unless the part that failed already said it there in its words."""
+        bar = self.window.statusBar()
+        shown = bar.currentMessage()
+        said = entry.message in shown and ERROR_LOG_HINT not in shown
+        bar.showMessage(f"{shown if said else f'{entry.source}: {entry.message}'}{ERROR_LOG_HINT}", 15000)

@@ -5,33 +5,29 @@ Every failure shows in the window: a status-bar message and an entry in View > E
 (size, position, docks, splitters) is saved on close and restored; any pane can fill the window."""
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, \
-    QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QToolButton, \
-    QWidget
+from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, \
+    QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
 from core.overlay import VIEW_MODES
-from core.problems import Problem
 from core.palette import MODE_CLASSES
 from core.rules import PAPER
 from core.wording import count
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
 from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
-from traceeval_gui.error_log import ErrorEntry, ErrorLog
 from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
-from traceeval_gui.session import RecentDataset, SavedSelection, Session
+from traceeval_gui.session import RecentDataset, Session
 from traceeval_gui.views.answer_panel import AnswerPanel
 from traceeval_gui.views.audit_actions import AuditActions
 from traceeval_gui.views.compare_panel import ComparePanel
-from traceeval_gui.views.command_palette import CommandPaletteDialog
+from traceeval_gui.views.command_palette import CommandPaletteDialog, open_command_palette
 from traceeval_gui.views.edge_table import EdgePanel
-from traceeval_gui.views.error_log_view import ErrorIndicator, ErrorLogDialog
+from traceeval_gui.views.error_log_view import ErrorLogDialog, WindowErrors
 from traceeval_gui.views.export_actions import ExportActions
 from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_files_or_folder, save_file_name
 from traceeval_gui.views.graph_view import GraphPanel
@@ -40,25 +36,21 @@ from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.legend import EdgeLegendView
 from traceeval_gui.views.metrics_panel import MetricsPanel
 from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
+from traceeval_gui.views.main_window_layout import MainWindowLayout
 from traceeval_gui.views.model_runs import ModelRunActions
-from traceeval_gui.views.pane_maximiser import Pane, PaneMaximiser
 from traceeval_gui.views.parity_dialog import ParityDialog
-from traceeval_gui.views.problems_view import FileTextDialog, ProblemsPanel, problem_path
+from traceeval_gui.views.problems_dock import ProblemCount, ProblemsDock
 from traceeval_gui.views.source_view import SourceView
-from traceeval_gui.views.style import MUTED_TEXT, error_text_colour, model_label, model_tooltip, warning_text_colour
-from traceeval_gui.views.theme import THEMES, ThemeController
+from traceeval_gui.views.style import MUTED_TEXT, model_label, model_tooltip
+from traceeval_gui.views.theme import ThemeController
 from traceeval_gui.views.tracer_console import TracerConsolePanel
-from traceeval_gui.views.window_layout import LAYOUT_KEYS, central_split, first_window_geometry, programs_width, \
-    views_split
 
 APP_TITLE = "TraceEval Studio"
-PROBLEMS_SHOWN = 12
 TAB_TITLES = {"edges": "Edges", "compare": "Compare", "metrics": "Metrics", "plots": "Plots", "tracer": "Tracer",
               "answer": "Answer"}
 NO_MODEL = "—"
 PANE_MINIMUMS = {"source_view": (220, 120), "graph_panel": (260, 120), "bottom_tabs": (320, 120),
                  "views_splitter": (500, 160)}
-ERROR_LOG_HINT = "  (details: View ▸ Error Log)"
 
 
 class MainWindow(QMainWindow):
@@ -70,8 +62,8 @@ class MainWindow(QMainWindow):
         self.state = state
         self.settings = settings
         self.theme = theme if theme is not None else ThemeController(settings, self)
-        self.error_log = ErrorLog(self)
-        self._error_log_dialog: ErrorLogDialog | None = None
+        self.errors = WindowErrors(self, state.jobs)
+        self.error_log, self.error_indicator = self.errors.log, self.errors.indicator
         self.session = Session(settings) if settings is not None else None
         self.interactive = interactive  # False: report failures by signal only, no dialogs
         self._open_job: OpenDatasetJob | None = None  # the latest; results of older ones are dropped
@@ -121,27 +113,12 @@ class MainWindow(QMainWindow):
         self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
-        self.problems_panel = ProblemsPanel()
-        self.problems_panel.open_requested.connect(self.open_problem)
-        self.problems_dock = QDockWidget("Problems", self)  # below everything, hidden until asked for
-        self.problems_dock.setObjectName("problems_dock")
-        self.problems_dock.setWidget(self.problems_panel)
-        self.problems_dock.setFeatures(self.browser_dock.features())
+        self.problems_dock = ProblemsDock(state, self.browser, self.source_view, self)
+        self.problems_panel = self.problems_dock.panel
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
-        self.problems_dock.hide()
-        docks = [self.browser_dock, self.problems_dock]
-        self.maximiser = PaneMaximiser(self, {
-            "source": Pane(self.source_view, [*docks, self.graph_panel, self.bottom_tabs], "Source"),
-            "graph": Pane(self.graph_panel, [*docks, self.source_view, self.bottom_tabs], "Graph"),
-            "tabs": Pane(self.bottom_tabs, [*docks, self.views_splitter], "Tabs"),
-            "programs": Pane(self.browser_dock, [self.problems_dock, self.right_splitter], "Programs"),
-            "problems": Pane(self.problems_dock, [self.browser_dock, self.right_splitter], "Problems"),
-        }, [self.views_splitter, self.right_splitter])
-        self.maximiser.toggle_on_double_click(self.browser_dock, "programs")
-        self.maximiser.toggle_on_double_click(self.problems_dock, "problems")
-        self.maximiser.toggle_on_double_click(self.graph_panel.toolbar, "graph")
-        self.source_view.tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("source"))
-        self.bottom_tabs.tabBarDoubleClicked.connect(lambda _index: self.maximiser.toggle("tabs"))
+        self.problems_dock.hide()  # below everything, hidden until asked for
+        self.layout_keeper = MainWindowLayout(self)
+        self.maximiser = self.layout_keeper.maximiser
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
@@ -153,8 +130,7 @@ class MainWindow(QMainWindow):
         self.metrics_panel.table_changed.connect(self._on_metrics_table_changed)
         self.exports.message.connect(self._on_panel_message)
         self.model_runs.message.connect(self._on_panel_message)
-        self.error_log.added.connect(self._on_error_log_added)
-        state.jobs.job_failed.connect(self._on_jobs_job_failed)
+        self.problems_dock.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
@@ -168,9 +144,7 @@ class MainWindow(QMainWindow):
         if settings is not None:
             state.set_release_path(str(settings.value("release/path", "") or ""))
             state.release_changed.connect(self._on_state_release_changed)
-        if not self._restore_layout():
-            self.setGeometry(first_window_geometry(self._available_geometry()))
-            self.apply_default_layout()
+        self.layout_keeper.start(settings)
 
     def tab_widget(self, name: str) -> QWidget:
         return {"edges": self.edge_panel, "compare": self.compare_panel, "metrics": self.metrics_panel,
@@ -275,9 +249,9 @@ class MainWindow(QMainWindow):
                                    "(or double-click a pane's title or tabs)"))
         view_menu.addAction(action(self, "Reset &Layout", self.reset_layout, None,
                                    "Back to the first layout: programs on the left, source beside graph, tabs below"))
-        self._build_theme_menu(view_menu.addMenu("T&heme"))
+        self.theme.fill_menu(view_menu.addMenu("T&heme"), self)
         view_menu.addSeparator()
-        view_menu.addAction(action(self, "Error &Log", self.show_error_log, "Ctrl+Shift+E",
+        view_menu.addAction(action(self, "Error &Log", self.errors.show_log, "Ctrl+Shift+E",
                                    "Everything that failed since the window opened, with the detail, copyable"))
         view_menu.addAction(action(self, "Command &Palette…", self.show_command_palette, "Ctrl+Shift+P",
                                    "Find any action by typing part of its name"))
@@ -315,22 +289,8 @@ class MainWindow(QMainWindow):
         help_menu.addAction(action(self, f"&About {APP_TITLE}", self._on_about_action_triggered))
         self._update_history_actions()
 
-    def _build_theme_menu(self, menu: QMenu) -> None:
-        group = QActionGroup(self)
-        self.theme_actions = {}
-        for name, text in THEMES.items():
-            item = action(self, text, lambda _=False, n=name: self.theme.choose(n), None,
-                          "Follow the desktop's light or dark scheme" if name == "system" else "", checkable=True)
-            item.setChecked(name == self.theme.theme)
-            group.addAction(item)
-            menu.addAction(item)
-            self.theme_actions[name] = item
-        self.theme.changed.connect(lambda name: self.theme_actions[name].setChecked(True))
-
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.error_indicator = ErrorIndicator(self.error_log)
-        self.error_indicator.open_requested.connect(self.show_error_log)
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(160)
         self.progress_bar.setMaximumHeight(14)
@@ -338,10 +298,7 @@ class MainWindow(QMainWindow):
         self.progress_bar.hide()
         self.workspace_label = QLabel()
         self.programs_label = QLabel()
-        self.problems_label = QToolButton()  # a click opens the Problems list
-        self.problems_label.setAutoRaise(True)
-        self.problems_label.setMaximumHeight(QLabel("0").sizeHint().height() + 2)  # no taller than the labels
-        self.problems_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.problems_label = ProblemCount()  # a click opens the Problems list
         self.problems_label.clicked.connect(self.show_problems)
         bar.addWidget(self.progress_bar)
         bar.addPermanentWidget(self.error_indicator)
@@ -440,17 +397,8 @@ class MainWindow(QMainWindow):
         self.workspace_label.setText(f"workspace {opened.workspace_path.name}")
         self.workspace_label.setToolTip(str(opened.workspace_path))
         self.programs_label.setText(count(len(opened.rows), "program"))
-        problems = opened.report.problems
-        errors = sum(p.severity == "error" for p in problems)
-        self.problems_label.setText(count(len(problems), "problem"))
-        colour = error_text_colour().name() if errors else warning_text_colour().name() if problems else MUTED_TEXT
-        self.problems_label.setStyleSheet(f"color: {colour};")
-        shown = "<br>".join(html.escape(str(p)) for p in problems[:PROBLEMS_SHOWN])
-        more = f"<br>… and {len(problems) - PROBLEMS_SHOWN} more (traceeval validate)" \
-            if len(problems) > PROBLEMS_SHOWN else ""
-        self.problems_label.setToolTip((shown + more + "<br><i>Click for the list (View ▸ Problems)</i>") if problems
-                                       else "No problems found while indexing")
-        self.problems_panel.set_problems(problems, opened.root)
+        self.problems_label.show_problems(opened.report.problems)
+        self.problems_panel.set_problems(opened.report.problems, opened.root)
         self._fill_model_combos()
         if self._restore_selection:
             self._restore_selection = False
@@ -591,7 +539,7 @@ class MainWindow(QMainWindow):
 
     def _on_import_job_finished(self, report) -> None:
         self._show_busy(False)
-        stored = ", ".join(f"{model}: {count:,}" for model, count in report.stored.items()) or "nothing"
+        stored = ", ".join(f"{model}: {stored:,}" for model, stored in report.stored.items()) or "nothing"
         problems = f"; {count(len(report.problems), 'problem')}, e.g. {report.problems[0]}" if report.problems else ""
         message = f"Imported {stored} from {count(report.files, 'file')}{problems}" if report.files else \
             "No results files (.json, .jsonl) there: nothing imported"
@@ -617,69 +565,17 @@ class MainWindow(QMainWindow):
         if self.interactive:
             QMessageBox.warning(self, APP_TITLE, message)
 
-    # -- errors ---------------------------------------------------------------------------
-    def report_error(self, source: str, message: str, detail: str = "") -> None:
-        """Show a failure in the window: the status bar now, the error log for later."""
-        self.error_log.report(source, message, detail)
-
-    def _on_jobs_job_failed(self, title: str, message: str, detail: str) -> None:
-        self.error_log.report(title[:1].upper() + title[1:], message, detail)
-
-    def _on_error_log_added(self, entry: ErrorEntry) -> None:
-        """The status bar names the failure, unless the part that failed already said it there in its words."""
-        shown = self.statusBar().currentMessage()
-        said = entry.message in shown and ERROR_LOG_HINT not in shown
-        self.statusBar().showMessage(f"{shown if said else f'{entry.source}: {entry.message}'}{ERROR_LOG_HINT}", 15000)
-
-    def show_error_log(self) -> ErrorLogDialog:
-        if self._error_log_dialog is None:
-            self._error_log_dialog = ErrorLogDialog(self.error_log, self)
-        self._error_log_dialog.show()
-        self._error_log_dialog.raise_()
-        self._error_log_dialog.activateWindow()
-        return self._error_log_dialog
+    # -- errors and the palette ------------------------------------------------------------
+    @property
+    def _error_log_dialog(self) -> ErrorLogDialog | None:
+        return self.errors.dialog
 
     def show_command_palette(self) -> CommandPaletteDialog:
-        palette = CommandPaletteDialog([a.menu() for a in self.menuBar().actions() if a.menu() is not None], self)
-        palette.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        top = self.mapToGlobal(self.rect().topLeft())
-        palette.move(top.x() + (self.width() - palette.width()) // 2, top.y() + self.menuBar().height() + 40)
-        palette.show()
-        palette.filter_edit.setFocus()
-        self.command_palette = palette
-        return palette
+        self.command_palette = open_command_palette(self)
+        return self.command_palette
 
     def show_problems(self) -> None:
-        """The Problems list, shown and focused on its first row (the status bar's problem count opens it)."""
-        self.problems_dock.show()
-        self.problems_dock.raise_()
-        table = self.problems_panel.table
-        if not table.currentIndex().isValid() and table.model().rowCount():
-            table.setCurrentIndex(table.model().index(0, 0))
-        table.setFocus()
-
-    def open_problem(self, problem: Problem) -> None:
-        """A problem's file: in the source view when its program was read, else its text read-only."""
-        root = self.state.opened.root if self.state.opened else None
-        path = problem_path(problem, root)
-        key = self.state.resolve_instance(problem.instance_id) if problem.instance_id else None
-        if key is not None and self.browser.select_key(key):
-            instance = self.state.detail().instance
-            relative = path.relative_to(instance.root).as_posix() if path.is_relative_to(instance.root) else ""
-            if relative in instance.files and self.source_view.show_file(relative):
-                self._on_panel_message(f"{key}: {relative}")
-                return
-            if not path.is_file():
-                self._on_panel_message(f"{key} selected ({problem.path} is not a file)")
-                return
-        if path.is_file():
-            dialog = FileTextDialog(path, root, self)
-            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            dialog.show()
-            self.file_text_dialog = dialog
-            return
-        what = "a folder" if path.is_dir() else "not there any more"
-        self._on_panel_message(f"No file to open: {problem.path} is {what}")
+        self.problems_dock.show_and_focus()
 
     def fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -757,27 +653,15 @@ class MainWindow(QMainWindow):
                           "re-trace programs, and reproduce the paper's scores.</p><p>Everything here is also a "
                           "<code>traceeval</code> command.</p>")
 
-    # -- session and layout persistence ---------------------------------------------------
+    # -- session ------------------------------------------------------------------------------
     def _apply_saved_selection(self) -> None:
-        if self.session is None or self.state.opened is None:
-            return
-        saved = self.session.selection(str(self.state.opened.root))
-        names = {m.name for m in self.state.models}
-        if saved.model in names:
-            self.state.select_model(saved.model)
-        if saved.compare_model in names:
-            self.state.select_compare_model(saved.compare_model)
-        if saved.view_mode in VIEW_MODES:
-            self.state.set_view_mode(saved.view_mode)
-        if saved.instance and self.state.resolve_instance(saved.instance):
-            self.browser.select_key(saved.instance)
+        instance = self.session.restore_selection(self.state) if self.session is not None else None
+        if instance:
+            self.browser.select_key(instance)
 
     def _save_selection(self) -> None:
-        if self.session is None or self.state.opened is None:
-            return
-        self.session.save_selection(str(self.state.opened.root), SavedSelection(
-            self.state.instance_key or "", self.state.model or "", self.state.compare_model or "",
-            self.state.view_mode))
+        if self.session is not None:
+            self.session.remember_selection(self.state)
 
     def _on_metrics_table_changed(self) -> None:
         """The Metrics and Plots tabs name a rule set that is not the paper's in their titles."""
@@ -789,63 +673,17 @@ class MainWindow(QMainWindow):
     def _on_state_release_changed(self) -> None:
         self.settings.setValue("release/path", self.state.release_path)
 
-    def _restore_layout(self) -> bool:
-        """The saved layout (size, position, docks, splitters, tab); False when none was saved."""
-        if self.settings is None:
-            return False
-        restored = False
-        for key, restore in zip(LAYOUT_KEYS, (self.restoreGeometry, self.restoreState,
-                                              self.views_splitter.restoreState, self.right_splitter.restoreState)):
-            value = self.settings.value(f"window/{key}")
-            if value is not None:
-                restored = restore(value) or restored
-        tab = self.settings.value("window/tab")
-        if tab in TABS:
-            self.show_tab(tab)
-        return restored
-
-    def _available_geometry(self):
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry()
-
     def apply_default_layout(self) -> None:
-        """Pane sizes for the window's current size: Programs about a quarter, source and graph halves,
-        the views above the tabs a little over half the height."""
-        width = self.width()
-        self.resizeDocks([self.browser_dock], [programs_width(width)], Qt.Orientation.Horizontal)
-        central = max(width - programs_width(width) - 12, 400)
-        self.views_splitter.setSizes(views_split(central))
-        self.right_splitter.setSizes(central_split(max(self.height() - 110, 300)))
+        self.layout_keeper.apply_default()
 
     def reset_layout(self) -> None:
-        """View > Reset Layout: every pane back, docked where it started, sized as on a first start."""
-        self.maximiser.restore()
-        if self.browser_dock.isFloating():
-            self.browser_dock.setFloating(False)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
-        self.problems_dock.setFloating(False)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
-        self.problems_dock.hide()  # as on a first start: shown when asked for
-        for widget in (self.browser_dock, self.source_view, self.graph_panel, self.bottom_tabs, self.views_splitter,
-                       self.right_splitter):
-            widget.show()
-        self.apply_default_layout()
+        """View > Reset Layout."""
+        self.layout_keeper.reset()
         self._on_panel_message("Layout reset")
-
-    def _save_layout(self) -> None:
-        if self.settings is None:
-            return
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
-        self.settings.setValue("window/views_splitter", self.views_splitter.saveState())
-        self.settings.setValue("window/right_splitter", self.right_splitter.saveState())
-        self.settings.setValue("window/tab", TABS[self.bottom_tabs.currentIndex()])
-        self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
-        self.maximiser.restore()  # the saved layout is the real one, not a maximised pane
-        self._save_layout()
+        self.layout_keeper.save(self.settings)
         self._save_selection()
         self.state.jobs.cancel_all()
         self.state.jobs.wait()

@@ -6,8 +6,10 @@ palette so every widget, and every background painted from `style.py`'s helpers,
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtGui import QActionGroup, QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QMenu, QStyleFactory, QWidget
+
+from traceeval_gui.views.keyboard_dialog import action
 
 THEMES = {"system": "&System", "light": "&Light", "dark": "&Dark"}  # name -> menu text
 THEME_SETTING = "view/theme"
@@ -78,6 +80,19 @@ class ThemeController(QObject):
             self.settings.setValue(THEME_SETTING, theme)
         self.apply()
         self.changed.emit(theme)
+
+    def fill_menu(self, menu: QMenu, window: QWidget) -> None:
+        """View > Theme: one checkable item per theme, the current one checked (also after --theme)."""
+        group = QActionGroup(menu)
+        items = {}
+        for name, text in THEMES.items():
+            item = action(window, text, lambda _=False, n=name: self.choose(n), None,
+                          "Follow the desktop's light or dark scheme" if name == "system" else "", checkable=True)
+            item.setChecked(name == self.theme)
+            group.addAction(item)
+            menu.addAction(item)
+            items[name] = item
+        self.changed.connect(lambda name: items[name].setChecked(True))
 
     def apply(self) -> None:
         hints = QGuiApplication.styleHints()

@@ -1,5 +1,5 @@
 """Windows' geometry: the main window's first size (it fits the screen at any scale factor), the default
-share of each pane, the settings keys the layout is saved under, and other windows kept on the screen."""
+share of each pane, and other windows kept on their screen."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize
@@ -12,7 +12,6 @@ SCREEN_MARGIN = 0.95  # and never more than this much of any screen (title bar, 
 PROGRAMS_SHARE, PROGRAMS_MIN, PROGRAMS_MAX = 0.26, 300, 470  # the Programs dock's width
 SOURCE_SHARE = 0.5  # of the views' width: source beside graph
 VIEWS_SHARE = 0.56  # of the central height: source and graph above the bottom tabs
-LAYOUT_KEYS = ("geometry", "state", "views_splitter", "right_splitter")  # under window/ in the settings
 
 
 def first_window_geometry(available: QRect) -> QRect:
