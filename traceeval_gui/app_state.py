@@ -41,6 +41,7 @@ class AppState(QObject):
     overlays_changed = Signal()  # the view mode or the hidden edge classes changed
     runs_changed = Signal(str)  # a trace run of this instance was stored
     predictions_changed = Signal(str, object)  # model, frozenset of instance keys it just answered
+    answers_settled = Signal(str)  # a model run that stored answers ended: dataset-wide tables re-score
     verdicts_changed = Signal(str)  # an audit verdict on this instance was given, or the annotator changed ("")
     release_changed = Signal()  # the TraceEval release the prompts take their words from was set
 
@@ -217,6 +218,13 @@ class AppState(QObject):
         if self.instance_key in keys:
             self._detail = None
         self.predictions_changed.emit(model, keys)
+
+    def model_run_ended(self, model: str) -> None:
+        """A run of `model` that stored answers ended. Tables over the whole dataset (metrics, plots,
+        compare) re-score in the background then, once, rather than after every batch of answers;
+        reopening the dataset instead would rebuild every view on the GUI thread."""
+        if self.opened is not None:
+            self.answers_settled.emit(model)
 
     # -- back / forward -------------------------------------------------------------------
     def go_back(self) -> bool:

@@ -27,23 +27,27 @@ def request(server, keys, **options):
     return ModelRunRequest(settings, tuple(keys), None, False, False)
 
 
-def run_to_the_end(qtbot, state, job):
-    """Wait for the run's report and for the dataset reopened after it (which may come at once)."""
+def run_to_the_end(qtbot, window, job):
+    """Wait for the run's report and, when it stored answers, for the Metrics tab's re-scored table."""
     reports = []
     job.signals.finished.connect(reports.append)
-    with qtbot.waitSignals([job.signals.finished, state.dataset_opened], timeout=RUN_TIMEOUT_MS + OPEN_TIMEOUT_MS):
-        pass
+    qtbot.waitUntil(lambda: bool(reports), timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.metrics_panel.is_scoring(), timeout=OPEN_TIMEOUT_MS)
     return reports[0]
 
 
 def test_a_run_shows_answers_as_they_arrive_then_everywhere(window, state, answers, qtbot):
     keys = [row.key for row in state.opened.rows]
+    selected = keys[3]
+    state.select_instance(selected)
     changed = []
     state.predictions_changed.connect(lambda model, batch: changed.append((model, set(batch))))
     with FakeChatServer(truth_answers(answers)) as server:
         job = window.model_runs.start(request(server, keys))
         assert window.model_runs.status.isVisible() and not window.model_runs.run_action.isEnabled()
-        report = run_to_the_end(qtbot, state, job)  # the window reopens the dataset once at the end
+        opened = []
+        state.dataset_opened.connect(lambda: opened.append(True))
+        report = run_to_the_end(qtbot, window, job)
         assert report.status == "finished" and report.answered == 15
     assert changed and all(model == "fake-model" for model, _ in changed)
     assert set().union(*(batch for _, batch in changed)) == set(keys)
@@ -52,7 +56,14 @@ def test_a_run_shows_answers_as_they_arrive_then_everywhere(window, state, answe
     column = window.browser.model.f1_column("fake-model")
     assert column is not None
     assert {window.browser.model.f1_at(row, "fake-model") for row in range(window.browser.model.rowCount())} == {1.0}
-    assert "fake-model" in {row.model for row in state.opened.table.rows}
+    assert "fake-model" in {row.model for row in window.metrics_panel.table.rows}  # re-scored, not reopened
+    assert not opened and state.instance_key == selected
+    window.show_tab("plots")
+    qtbot.waitUntil(lambda: window.plots_panel.data is not None
+                    and window.plots_panel.data.series("fake-model") is not None)
+    assert set(window.plots_panel.data.series("fake-model").f1) == {1.0}
+    window.show_tab("compare")
+    assert window.compare_panel.can_compare and selected in window.compare_panel.shown_keys()
     assert "fake-model: run finished: 15 answered" in window.statusBar().currentMessage()
 
 
@@ -76,7 +87,7 @@ def test_the_current_program_updates_while_the_run_goes_on(window, state, answer
         state.select_model("fake-model")
         assert state.detail().prediction is not None and window.answer_panel.lines
         assert window.edge_panel.model.rowCount() > 0
-        run_to_the_end(qtbot, state, job)
+        run_to_the_end(qtbot, window, job)
 
 
 def test_cancel_stops_the_run_and_keeps_what_was_answered(window, state, answers, qtbot):
@@ -88,7 +99,7 @@ def test_cancel_stops_the_run_and_keeps_what_was_answered(window, state, answers
             pass
         window.model_runs.cancel()
         assert "stopping" in window.model_runs.status.label.text()
-        report = run_to_the_end(qtbot, state, job)
+        report = run_to_the_end(qtbot, window, job)
     assert report.status == "cancelled" and 1 <= report.answered < 15
     assert len(state.workspace.predicted_keys("fake-model")) == report.answered
     assert window.model_runs.run_action.isEnabled()
@@ -136,7 +147,7 @@ def test_a_remembered_key_goes_to_the_private_credentials_file_only(window, stat
         settings = RunSettings(server.base_url, "fake-model", timeout_s=5.0, retries=1)
         job = window.model_runs.start(ModelRunRequest(settings, (state.opened.rows[0].key,), "sk-remember-me",
                                                       True, False))
-        run_to_the_end(qtbot, state, job)
+        run_to_the_end(qtbot, window, job)
         assert server.chat_requests()[0].headers["authorization"] == "Bearer sk-remember-me"
     path = credentials_path()
     assert "sk-remember-me" in path.read_text()

@@ -55,5 +55,5 @@ def test_a_newly_run_model_becomes_model_a(window, state, answers, qtbot):  # no
         assert state.model == "fake-model" and window.model_combo.currentData() == "fake-model"
         assert "Model A is now fake-model" in window.statusBar().currentMessage() and window.model_runs.running
         state.select_model("illustrative-weak")  # the user's later choice stands while the run goes on
-        run_to_the_end(qtbot, state, job)
+        run_to_the_end(qtbot, window, job)
     assert state.model == "illustrative-weak"

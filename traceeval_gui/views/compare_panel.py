@@ -186,6 +186,7 @@ class ComparePanel(QWidget):
         state.model_selected.connect(self._on_state_model_selected)
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
+        state.answers_settled.connect(self._on_state_answers_settled)
         self._when_shown = WhenShown(self)  # while another tab is current, refreshes wait until this one shows
         self._on_state_dataset_opened()
 
@@ -236,6 +237,10 @@ class ComparePanel(QWidget):
         self._request_all()
 
     def _on_state_compare_model_selected(self, _model: str) -> None:
+        self._fill_model_b_combo()
+        self._request_all()
+
+    def _on_state_answers_settled(self, _model: str) -> None:
         self._fill_model_b_combo()
         self._request_all()
 

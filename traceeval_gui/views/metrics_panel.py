@@ -91,6 +91,7 @@ class MetricsPanel(QWidget):
         self._build()
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.instance_selected.connect(self._on_state_instance_selected)
+        state.answers_settled.connect(self._on_state_answers_settled)
         self._show(None)
         self._show_program()
 
@@ -260,6 +261,18 @@ class MetricsPanel(QWidget):
         self._request()
 
     def _on_state_instance_selected(self, _key: str) -> None:
+        self._show_program()
+
+    def _on_state_answers_settled(self, _model: str) -> None:
+        """A model run ended: every table known is stale; the paper reading's counts the state kept
+        up to date as answers arrived."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._set_pending(None)
+        self._tables.clear()
+        self._counts = {(PAPER, PAPER_MODES): self.state.opened.counts}
+        self.counts = self.counts_reading = None
+        self._request()
         self._show_program()
 
     def _on_split_combo_changed(self, _index: int) -> None:

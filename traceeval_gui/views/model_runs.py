@@ -4,7 +4,8 @@ answers showing up in the window while it runs.
 Answers are stored by the runner as they arrive; here they are handed to `AppState` in small
 batches (at most every `REFRESH_MS`), so the Programs table fills its F1 column and the current
 program's views update without the window reloading 10,000 rows per answer. When the run ends
-the dataset is reopened once, so the Metrics, Plots and Compare tabs count the new model too.
+the Metrics, Plots and Compare tabs re-score once in the background (`AppState.model_run_ended`),
+so they count the new model too; the dataset is not reopened, which would stall the window.
 """
 from __future__ import annotations
 
@@ -162,6 +163,7 @@ class ModelRunActions(QObject):
 
     # -- the end --------------------------------------------------------------------------
     def _on_job_finished(self, report: RunReport) -> None:
+        stored_name = self.job.settings.stored_name if self.job is not None else report.model
         self._timer.stop()
         self._hand_over()
         self._end()
@@ -170,9 +172,8 @@ class ModelRunActions(QObject):
             details = "\n".join(f"{key}: {error}" for key, error in report.failed[:10])
             QMessageBox.warning(self.window, "Model run", summary + (f"\n\n{details}" if details else ""))
         if report.answered or report.cached:
-            self.window.reopen(summary)  # Metrics, Plots and Compare count the new answers too
-        else:
-            self.message.emit(summary)
+            self.state.model_run_ended(stored_name)  # Metrics, Plots and Compare count the new answers too
+        self.message.emit(summary)
 
     def _on_job_failed(self, message: str) -> None:
         self._timer.stop()
