@@ -161,6 +161,15 @@ def test_readme_lists_every_document():
     assert {relative(path) for path in DOCUMENTS[1:]} <= listed
 
 
+def test_each_rule_section_of_the_benchmark_names_the_tests_that_check_it():
+    sections = re.split(r"^## ", prose(ROOT / "docs" / "benchmark.md"), flags=re.MULTILINE)[1:]
+    rules = [section for section in sections if not section.startswith("Known limits")]
+    assert len(rules) >= 7
+    for section in rules:
+        checked = section.split("**Checked by**:", 1)
+        assert len(checked) == 2 and re.search(r"`tests/[\w/]+\.py`", checked[1]), section.splitlines()[0]
+
+
 def test_the_checks_catch_what_they_look_for():
     """The helpers on known names, so a pattern that silently matches nothing is noticed."""
     assert resolves("core.answers.parse_answer") and resolves("core.overlay.OverlayEdge.kind")
