@@ -1,6 +1,6 @@
 """The TraceEval answer parser: a model's numbered answer lines -> a `{caller: [callees]}` graph.
 
-Under the paper's rules (docs/benchmark-contract.md "The answer parser: exact rules"; `tests/parity/parse.json`
+Under the paper's rules (docs/benchmark.md "The answer parser: exact rules"; `tests/parity/parse.json`
 holds the release's reading of 800 answers) the response is split on "\\n" only; each line is
 stripped and read as an answer when it starts with `N.` (N any digits, no space before the dot);
 answer N belongs to the N-th ground-truth key, a later line with the same number replaces an

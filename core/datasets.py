@@ -106,7 +106,7 @@ def checked_root(root: str | Path) -> Path:
     if not path.exists():
         raise DatasetError(f"{path}: no such dataset folder")
     if not path.is_dir():
-        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see docs/benchmark-contract.md)")
+        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see docs/benchmark.md)")
     return path
 
 

@@ -1,4 +1,4 @@
-"""Which file a program starts from (docs/benchmark-contract.md "Entry points")."""
+"""Which file a program starts from (docs/benchmark.md "Entry points")."""
 from __future__ import annotations
 
 from typing import Mapping

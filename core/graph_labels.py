@@ -2,7 +2,7 @@
 picture shares (`Circle.area` beside `Shape.area`, `polygon.Triangle.area` when two files define a
 `Triangle.area`), so no two labels of one picture read alike. The full name is in tooltips.
 
-Names are TraceEval names (docs/benchmark-contract.md): dotted scopes for Python and JavaScript, the
+Names are TraceEval names (docs/benchmark.md): dotted scopes for Python and JavaScript, the
 module of a JavaScript name being its file path (`shapes/polygon.Triangle.area`), and
 `pkg.Class:method(pkg.Type)` for Java.
 """

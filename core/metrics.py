@@ -1,4 +1,4 @@
-"""Precision / recall / F1 exactly as the paper computes them (docs/benchmark-contract.md "Metric").
+"""Precision / recall / F1 exactly as the paper computes them (docs/benchmark.md "Metric").
 
 Per language: TP, FP, FN summed over the scored programs (micro), P = TP/(TP+FP),
 R = TP/(TP+FN), F1 = 2PR/(P+R), each 0 when its denominator is 0. "Average" is the

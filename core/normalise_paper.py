@@ -1,4 +1,4 @@
-"""The paper's name normalisation, rule for rule (docs/benchmark-contract.md "Metric (paper parity)").
+"""The paper's name normalisation, rule for rule (docs/benchmark.md "Metric (paper parity)").
 
 Rewrites first, in the order `init`, `nested_class`; then the `stdlib` drop on the rewritten
 name. Nothing is stripped and nothing else is dropped: a name with a leading space is another

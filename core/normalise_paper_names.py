@@ -1,4 +1,4 @@
-"""The name lists of the paper's `stdlib` drop rule (docs/benchmark-contract.md "Metric (paper parity)").
+"""The name lists of the paper's `stdlib` drop rule (docs/benchmark.md "Metric (paper parity)").
 
 Facts about the TraceEval release's metric, recorded as data: the same lists as
 `tests/parity/stdlib_names.json`, which a test holds them to. Python's lists are not here: the

@@ -1,6 +1,6 @@
 """The studio wording's worked example, one per language (`core.prompt_wording` renders them).
 
-Each example obeys the naming rules of docs/benchmark-contract.md (module node, constructors, arrows, Java
+Each example obeys the naming rules of docs/benchmark.md (module node, constructors, arrows, Java
 signatures) and asks its questions as the paper's assembly does, because the model copies the
 example's spelling into its answers.
 """

@@ -1,4 +1,4 @@
-"""The TraceEval prompt (docs/benchmark-contract.md "The task prompt: exact assembly"): one caller-conditioned request
+"""The TraceEval prompt (docs/benchmark.md "The task prompt: exact assembly"): one caller-conditioned request
 per program, a system message and a user message.
 
 The words come from a wording (`core.prompt_wording`: the user's TraceEval release, read at run time,

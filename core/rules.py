@@ -1,6 +1,6 @@
 """Rule sets: how names are normalised, answers parsed and prompts assembled before anything is scored.
 
-"paper" is the TraceEval release's own reading (docs/benchmark-contract.md "The task prompt: exact assembly",
+"paper" is the TraceEval release's own reading (docs/benchmark.md "The task prompt: exact assembly",
 "The answer parser: exact rules", "Metric (paper parity)") and the default for every number this
 project shows. "studio" is this project's own reading, chosen explicitly; every table, export and
 view that uses it says so, and every cache keys on the rule set, so the two never mix.

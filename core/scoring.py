@@ -5,7 +5,7 @@ and normalised the same way; each (model, instance, scoring) count is cached in 
 keyed by the rule set, the normalisation modes and a hash of the scoring code, so a fixed
 normaliser never serves stale numbers and paper and studio numbers never mix.
 
-The table follows the paper (docs/benchmark-contract.md "Metric (paper parity)"): TP/FP/FN summed per
+The table follows the paper (docs/benchmark.md "Metric (paper parity)"): TP/FP/FN summed per
 language, and Average = the unweighted mean of the selected languages' P, R and F1, a language
 with no scored program counting 0 as a language without a results file does in the release.
 Rows grouped by split or repository average only the languages the group has programs in.

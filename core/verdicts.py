@@ -3,7 +3,7 @@
 The question is always the same, whatever population the edge came from: is `caller -> callee`
 a real call of this program? correct: yes, and the program makes it when run (it belongs in the
 ground truth); not_exercised: the code really makes this call, but the harness never runs it
-(docs/benchmark-contract.md: a "false positive" that is a real call); wrong: no such call can happen
+(docs/benchmark.md: a "false positive" that is a real call); wrong: no such call can happen
 (hallucinated, or a spurious ground-truth edge); unsure: the auditor cannot tell from the source.
 """
 from __future__ import annotations

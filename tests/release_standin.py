@@ -3,7 +3,7 @@
 The real release is not here (and its code never goes into this repository), so the tests write a
 folder shaped like a checkout: `scripts/run_llm.py`, `scripts/compute_metrics.py` and
 `scripts/normalize_edges.py` with functions of the release's names and signatures, implemented
-here from docs/benchmark-contract.md's rules, and template constants with words of our own. `write_release`
+here from docs/benchmark.md's rules, and template constants with words of our own. `write_release`
 can plant differences (`plant=`) so a test can see `traceeval parity` name them.
 
 Importing `run_llm.py` writes `IMPORTED` beside it: reading its templates must never run it.
@@ -148,7 +148,7 @@ def parse_llm_response(response, gt):
 '''
 
 NORMALIZE_EDGES = r'''
-"""Stand-in for the TraceEval release's normalize_edges.py (test fixture), from docs/benchmark-contract.md's rules."""
+"""Stand-in for the TraceEval release's normalize_edges.py (test fixture), from docs/benchmark.md's rules."""
 import builtins
 import re
 import sys

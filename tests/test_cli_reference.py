@@ -1,4 +1,5 @@
-"""The README's command-line reference is the generator's output, and it covers every command and option.
+"""docs/cli-reference.md is the generator's output, and it covers every command and option; the user guide's
+command table names every command.
 
 The parsers are walked here independently of the generator, so a command it skipped would be noticed.
 """
@@ -12,8 +13,10 @@ from traceeval_gui import app, cli
 from traceeval_gui.commands import reference
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-UPDATE = "python -m traceeval_gui.commands.reference --update README.md"
+DOCUMENT = ROOT / reference.DOCUMENT
+GUIDE = ROOT / "docs" / "user-guide.md"
+UPDATE = "python -m traceeval_gui.commands.reference --update"
+HEADING = reference.HEADING + " "
 
 
 def subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -29,9 +32,9 @@ COMMANDS = list(subcommands(cli.build_parser()))
 
 
 def section(text: str, heading: str) -> str:
-    """The reference text under `### heading`, up to the next heading."""
-    start = text.index(f"### {heading}\n")
-    end = text.find("\n### ", start + 1)
+    """The reference text under `## heading`, up to the next heading."""
+    start = text.index(f"{HEADING}{heading}\n")
+    end = text.find(f"\n{HEADING}", start + 1)
     return text[start:] if end < 0 else text[start:end]
 
 
@@ -41,15 +44,26 @@ def argument_cells(text: str) -> list[str]:
             if row.startswith("| `")]
 
 
-def test_readme_reference_is_current():
-    region = reference.extract(README.read_text(encoding="utf-8"))
-    assert region is not None, f"README.md lost its reference markers; put them back and run {UPDATE}"
-    assert region == reference.block(reference.render()), f"README.md's CLI reference is stale: run {UPDATE}"
+def test_reference_document_is_current():
+    region = reference.extract(DOCUMENT.read_text(encoding="utf-8"))
+    assert region is not None, f"{reference.DOCUMENT} lost its reference markers; put them back and run {UPDATE}"
+    assert region == reference.block(reference.render()), f"{reference.DOCUMENT} is stale: run {UPDATE}"
+
+
+def test_update_without_a_file_writes_the_reference_document(tmp_path, monkeypatch, capsys):
+    """The documented regeneration command, run from a copy of the repository folder with a stale reference."""
+    stale = tmp_path / reference.DOCUMENT
+    stale.parent.mkdir()
+    stale.write_text(f"# Command reference\n\n{reference.START}\nold\n{reference.END}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert reference.main(UPDATE.split()[3:]) == 0
+    assert reference.extract(stale.read_text(encoding="utf-8")) == reference.block(reference.render())
+    assert "updated" in capsys.readouterr().err
 
 
 def test_reference_has_every_command_and_option():
     text = reference.render()
-    headings = [line[len("### "):] for line in text.splitlines() if line.startswith("### ")]
+    headings = [line[len(HEADING):] for line in text.splitlines() if line.startswith(HEADING)]
     assert headings[:2] == ["traceeval-gui", "traceeval"]
     assert len(COMMANDS) >= 30  # 20 commands and 11 audit actions when this was written
     parsers = [(("-gui",), app.build_parser()), ((), cli.build_parser()), *COMMANDS]
@@ -88,18 +102,18 @@ def test_generator_refuses_an_option_without_help(monkeypatch, capsys):
 
 
 def test_summary_table_lists_every_command():
-    text = README.read_text(encoding="utf-8")
+    text = GUIDE.read_text(encoding="utf-8")
     summary = text.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
     rows = [row for row in summary.splitlines() if row.startswith("| `traceeval ")]
     first_cells = [re.split(r"(?<!\\)\|", row)[1] for row in rows]
     for path, _ in COMMANDS:
         if len(path) == 1:
             assert any(re.match(rf" `traceeval {re.escape(path[0])}[ `]", row[1:]) for row in rows), \
-                f"no row for traceeval {path[0]} in the README's command table"
+                f"no row for traceeval {path[0]} in the user guide's command table"
         else:
             parent = " ".join(path[:-1])
             assert any(cell.startswith(f" `traceeval {parent}") and re.search(rf"(?<![\w-]){path[-1]}(?![\w-])", cell)
-                       for cell in first_cells), f"traceeval {' '.join(path)} is not in the README's command table"
+                       for cell in first_cells), f"traceeval {' '.join(path)} is not in the user guide's command table"
 
 
 def test_module_prints_the_reference_and_imports_no_qt():

@@ -2,7 +2,7 @@
 
 `tests/parity/normalise.json` holds 2,922 names with what the TraceEval release's metric makes of
 each under all 8 mode combinations; `tests/parity/stdlib_names.json` the name lists it uses.
-They are data (docs/benchmark-contract.md says how they were made); the studio rule set has its own tests.
+They are data (docs/benchmark.md says how they were made); the studio rule set has its own tests.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Python symbol extraction: names, kinds and spans as docs/benchmark-contract.md names them."""
+"""Python symbol extraction: names, kinds and spans as docs/benchmark.md names them."""
 from core.model import Node
 from core.symbols import call_site_lines, extract_symbols
 from tests.symbols_cases.programs import PYTHON

@@ -1,4 +1,4 @@
-"""The README's user guide works as written: every command in its ```bash blocks runs, in order, one
+"""The user guide (docs/user-guide.md) works as written: every command in its ```bash blocks runs, in order, one
 workflow per test, from a folder that sees the repository's `resources/` and `tests/` as the guide
 assumes. `traceeval` commands run in-process and must exit 0; `traceeval-gui` commands start the
 real window with the same arguments and `--screenshot`. The one liberty taken: the guide's local
@@ -23,12 +23,13 @@ from tests.release_standin import write_release
 from traceeval_gui.cli import main as traceeval
 
 ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "user-guide.md"
 GUIDE_ENDPOINT = "http://localhost:11434/v1"
 GUIDE_MODEL = "qwen2.5-coder:7b"
 
 
-def readme_section(title: str) -> str:
-    return (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+def guide_section(title: str) -> str:
+    return GUIDE.read_text(encoding="utf-8").split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
 def commands_in(text: str) -> list[list[str]]:
@@ -41,7 +42,7 @@ def commands_in(text: str) -> list[list[str]]:
 def guide_workflows() -> dict[str, list[list[str]]]:
     """Workflow title -> its commands (argument lists), in the order the guide gives them."""
     workflows = {}
-    for section in readme_section("User guide").split("\n### ")[1:]:
+    for section in guide_section("Workflows").split("\n### ")[1:]:
         title, body = section.split("\n", 1)
         workflows[title] = commands_in(body)
     return workflows
@@ -51,13 +52,14 @@ WORKFLOWS = guide_workflows()
 
 
 def test_the_guide_has_every_workflow_the_issue_names_with_commands_and_a_screenshot():
-    text = readme_section("User guide")
+    text = guide_section("Workflows")
     assert list(WORKFLOWS) == ["Visual diffing of predicted graphs", "Debugging a tracer", "A spot-check audit",
                                "Running a model", "Building instances"]
     for title, section in zip(WORKFLOWS, text.split("\n### ")[1:]):
         assert WORKFLOWS[title], f"{title}: no commands"
-        for image in re.findall(r"\]\((resources/screenshots/[^)]+)\)", section) or pytest.fail(f"{title}: no image"):
-            assert (ROOT / image).is_file(), image
+        images = re.findall(r"\]\((\.\./resources/screenshots/[^)]+)\)", section)
+        for image in images or pytest.fail(f"{title}: no image"):
+            assert (GUIDE.parent / image).is_file(), image
 
 
 def model_responder():
@@ -81,7 +83,7 @@ def test_the_paper_parity_section_runs_as_written(tmp_path, monkeypatch, capsys)
     shutil.make_archive(str(archive.with_suffix("")), "zip", DEMO_DATASET, "benchmark")
     shutil.copytree(DEMO_DATASET / "traceeval_split", checkout / "data" / "traceeval_split")
     shutil.copytree(DEMO_DATASET / "results", tmp_path / "my-results")
-    commands = commands_in(readme_section("Paper parity"))
+    commands = commands_in(guide_section("Paper parity"))
     assert [args[:2] for args in commands] == [["traceeval", "info"], ["traceeval", "import-results"],
                                                ["traceeval", "score"], ["traceeval", "parity"], ["traceeval-gui",
                                                                                                  "TraceEva/"]]

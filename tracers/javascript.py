@@ -2,7 +2,7 @@
 
 1. Names: `extract_symbols("javascript", files)` names every function-like node and its span;
    the instrumenter (`js_instrument`) looks each function up by span, so the trace uses exactly
-   those names (docs/benchmark-contract.md, and `core.symbols.javascript` for the choices it leaves open).
+   those names (docs/benchmark.md, and `core.symbols.javascript` for the choices it leaves open).
 2. Syntax errors (tree-sitter error nodes) in any program file: COMPILE_ERROR, nothing runs.
 3. Every source file of a private copy of the program is rewritten (insertions only, no new
    lines) and `node --require js_runtime/runtime.js <entry>` runs it in the sandbox.

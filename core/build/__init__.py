@@ -1,4 +1,4 @@
-"""Build new verified TraceEval instances from any repository (docs/benchmark-contract.md, the paper's pipeline).
+"""Build new verified TraceEval instances from any repository (docs/benchmark.md, the paper's pipeline).
 
 One repository is one task (`pipeline.build_repository`): find candidate targets with
 tree-sitter (`candidates`), extract the minimal set of files each needs (`program_files`), ask a

@@ -1,4 +1,4 @@
-"""Whether a harness's traced runs make a verified instance (docs/benchmark-contract.md; the paper's filter).
+"""Whether a harness's traced runs make a verified instance (docs/benchmark.md; the paper's filter).
 
 A harness is accepted only when every run finished with status ok within the limits, all runs
 saw exactly the same edge set, the target (for a class: it or one of its methods) took part in

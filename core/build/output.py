@@ -4,7 +4,7 @@
 `results/<language>/<repo>.json` holds each finished repository's `RepoResult` (written
 atomically, so an interrupted batch resumes from them), `logs/<language>/<repo>.log` its log,
 `summary-<language>.json` and `rejections-<language>.csv` what `finalize_language` decided.
-The dataset is the released layout (docs/benchmark-contract.md): `benchmark/<language>/<repo>_<NNNN>/` with the
+The dataset is the released layout (docs/benchmark.md): `benchmark/<language>/<repo>_<NNNN>/` with the
 program, `callgraph.json` and a provenance README.md, plus `traceeval_split/`. Finalising a
 language rewrites only that language's programs and split entries, and writes nothing that
 depends on the clock, so the same results always give byte-identical files.

@@ -1,4 +1,4 @@
-"""Test/train splits by repository, and the released split files that record them (docs/benchmark-contract.md).
+"""Test/train splits by repository, and the released split files that record them (docs/benchmark.md).
 
 A whole repository goes to one split, so no repository is in both. Repositories are taken in a
 seeded shuffle of their sorted names and added to test while that brings the test PROGRAM count

@@ -1,7 +1,7 @@
 """Every function-like node of a program with its exact TraceEval name and its span.
 
 `extract_symbols(language, files)` parses each source file with tree-sitter (one cached parser
-per language) and names what it finds as docs/benchmark-contract.md "Node names" says; the per-language
+per language) and names what it finds as docs/benchmark.md "Node names" says; the per-language
 rules, including the choices the contract leaves open, are in the docstrings of `python`,
 `javascript` and `java`. `SymbolTable.place(name)` puts a name from any source (ground truth,
 tracer, model) on a node, tolerantly (`placement`). `call_site_lines` finds candidate call

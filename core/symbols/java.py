@@ -1,4 +1,4 @@
-"""Java symbols, named as TraceEval names them (docs/benchmark-contract.md "Node names", Java).
+"""Java symbols, named as TraceEval names them (docs/benchmark.md "Node names", Java).
 
 `pkg.Class:method(T1,T2)`, with `pkg` from the file's `package` declaration (none: no prefix)
 and `Class` the simple name of the declaring type, outer types dropped (`pkg.Inner:m()`, also

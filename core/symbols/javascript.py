@@ -1,4 +1,4 @@
-"""JavaScript symbols, named as TraceEval names them (docs/benchmark-contract.md "Node names", JavaScript).
+"""JavaScript symbols, named as TraceEval names them (docs/benchmark.md "Node names", JavaScript).
 
 - module: the relative path without its suffix ('.js', '.mjs', '.cjs'), '/' kept as written:
   `main`, `lib/util`; a name is module + '.' + qualified name: `lib/util.helper`.

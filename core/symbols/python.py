@@ -1,4 +1,4 @@
-"""Python symbols, named as TraceEval names them (docs/benchmark-contract.md "Node names", Python).
+"""Python symbols, named as TraceEval names them (docs/benchmark.md "Node names", Python).
 
 A name is the module name plus the code object's `co_qualname` with `<locals>` removed:
 - module: relative path, '/' -> '.', without '.py'; `pkg/__init__.py` is `pkg`;

@@ -1,8 +1,9 @@
 """The command-line reference as Markdown, generated from the real parsers so it cannot drift from them.
 
-`python -m traceeval_gui.commands.reference` prints it; `--update README.md` rewrites the text between the
-`<!-- cli-reference:start -->` and `<!-- cli-reference:end -->` lines. Usage lines are formatted at a fixed
-width, so the text is the same on every terminal and in CI. Only `argparse` is needed: no Qt is imported.
+`python -m traceeval_gui.commands.reference` prints it; `--update` rewrites the text between the
+`<!-- cli-reference:start -->` and `<!-- cli-reference:end -->` lines of docs/cli-reference.md (run from the
+repository folder), `--update FILE` those of FILE. Usage lines are formatted at a fixed width, so the text is the
+same on every terminal and in CI. Only `argparse` is needed: no Qt is imported.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pathlib import Path
 START = "<!-- cli-reference:start -->"
 END = "<!-- cli-reference:end -->"
 WIDTH = 100  # usage lines are wrapped as argparse does at this terminal width
-HEADING = "###"  # the reference sits under README's "## Command reference"
+HEADING = "##"  # one section per command under docs/cli-reference.md's "# Command reference"
+DOCUMENT = Path("docs/cli-reference.md")  # where the reference is kept, relative to the repository folder
 _REGION = re.compile(rf"^{re.escape(START)}$.*?^{re.escape(END)}$", re.MULTILINE | re.DOTALL)
 
 
@@ -158,7 +160,7 @@ def _cell(text: str) -> str:
 
 
 def block(markdown: str) -> str:
-    """The marked region as it stands in the README: both markers and the reference between them."""
+    """The marked region as it stands in DOCUMENT: both markers and the reference between them."""
     return f"{START}\n\n{markdown}\n{END}"
 
 
@@ -184,7 +186,8 @@ def update(path: Path, markdown: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m traceeval_gui.commands.reference",
                                      description="Print the command-line reference as Markdown.")
-    parser.add_argument("--update", metavar="FILE", help=f"replace the text between {START} and {END} in FILE")
+    parser.add_argument("--update", metavar="FILE", nargs="?", const=str(DOCUMENT),
+                        help=f"replace the text between {START} and {END} in FILE (default: {DOCUMENT})")
     args = parser.parse_args(argv)
     try:
         markdown = render()
