@@ -28,15 +28,13 @@ from core.metrics import INSTANCE_RULE, instance_scores
 from core.model import LANGUAGE_TITLES, Edge, Instance, Node, Prediction
 from core.normalise import MODES
 from core.rules import DEFAULT_RULES, rules_title
-from core.overlay import VIEW_MODES, InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
-from core.palette import EDGE_STYLES, MODE_CLASSES, WORST_FIRST
+from core.overlay import InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
+from core.palette import EDGE_STYLES
+from core.view_modes import VIEW_MODES, effective_mode, view_mode
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
 from core.workspace import ModelRow, RunRow, Workspace
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
-MODE_TITLES = {"model": "{a} against the ground truth (TP / FP / FN)",
-               "compare": "{a} (A) against {b} (B): who is right about each edge",
-               "trace": "the latest trace against the ground truth", "truth": "the ground truth only"}
 MODEL_WORDS = {"TP": "predicted ✓", "FP": "predicted ✗", "FN": "missed ✗", None: "—"}
 ILLUSTRATIVE_NOTE = "illustrative: answers written by hand for the demo, not real model output"
 MUTED = "#6b6f76"
@@ -87,19 +85,13 @@ class LoadedInstance:
                 out[name] = node.file
         return out
 
-    def shown_mode(self, mode: str) -> str:
-        """The mode `classify_edges` really draws: it falls back to the truth when inputs are missing."""
-        overlay = self.overlay
-        if mode == "compare" and not (self.model_a in overlay.models and self.model_b in overlay.models):
-            return "truth"
-        if mode == "model" and self.model_a not in overlay.models:
-            return "truth"
-        if mode == "trace" and overlay.trace is None:
-            return "truth"
-        return mode
+    def effective_mode(self, mode: str, program: str = "this program") -> tuple[str, str]:
+        """(the mode `classify_edges` really draws, why it is not `mode`): see `core.view_modes`."""
+        return effective_mode(mode, self.model_a, self.model_b, self.overlay.models, self.overlay.trace is not None,
+                              program)
 
     def picture(self, mode: str, title: str = "") -> GraphPicture:
-        return picture_for(self.overlay, self.shown_mode(mode), self.model_a, self.model_b, self.groups(),
+        return picture_for(self.overlay, self.effective_mode(mode)[0], self.model_a, self.model_b, self.groups(),
                            title=title)
 
 
@@ -133,7 +125,7 @@ def build_evidence(ws: Workspace, instance_key: str, models: Sequence[str], mode
 
     `models`: the models to report, model A first (and model B second, for `mode="compare"`);
     `mode`: how edges are classed in the graph, the source marks and the edge table (one of
-    `core.overlay.VIEW_MODES`; a mode whose inputs are missing falls back to the ground truth,
+    `core.view_modes.VIEW_MODES`; a mode whose inputs are missing falls back to the ground truth,
     and the packet says so).
     """
     if mode not in VIEW_MODES:
@@ -188,7 +180,7 @@ class _Packet:
         self.models, self.predictions = loaded.models, loaded.predictions
         self.model_a, self.model_b = loaded.model_a, loaded.model_b
         self.modes = loaded.overlay.modes
-        self.mode, self.shown_mode = mode, loaded.shown_mode(mode)
+        self.mode, (self.shown_mode, self.fallback_reason) = mode, loaded.effective_mode(mode)
         self.shown = self.overlay.shown()  # edges beyond the bound are summarised; scores count them all
         self.classes: dict[Edge, str] = classify_edges(self.overlay, self.shown_mode, self.model_a, self.model_b,
                                                        self.shown.edges)
@@ -235,19 +227,12 @@ class _Packet:
     def _mode_text(self) -> str:
         text = _e(self._mode_title(self.shown_mode))
         if self.shown_mode != self.mode:
-            text += (f' <span class="warn">(asked for “{_e(self._mode_title(self.mode))}”, which needs '
-                     f"{self._missing_for_mode()}; showing the ground truth)</span>")
+            text += (f' <span class="warn">(asked for “{_e(self._mode_title(self.mode))}”, but '
+                     f"{_e(self.fallback_reason)}; showing the ground truth)</span>")
         return text
 
     def _mode_title(self, mode: str) -> str:
-        return MODE_TITLES[mode].format(a=self.model_a or "model A", b=self.model_b or "model B")
-
-    def _missing_for_mode(self) -> str:
-        if self.mode == "trace":
-            return "a stored trace run"
-        if self.mode == "compare":
-            return "results of two models for this program"
-        return f"a result of {_e(self.model_a or 'a model')} for this program"
+        return view_mode(mode).description.format(a=self.model_a or "model A", b=self.model_b or "model B")
 
     def _model_name(self, row: ModelRow) -> str:
         letter = ""
@@ -278,7 +263,7 @@ class _Packet:
         if self.shown_mode == "compare":
             groups = self.overlay.compare(self.model_a, self.model_b)
             chips = " ".join(f'<span class="chip" style="{_chip_style(cls)}">{_e(EDGE_STYLES[cls].label)} '
-                             f"{len(groups[cls])}</span>" for cls in MODE_CLASSES["compare"])
+                             f"{len(groups[cls])}</span>" for cls in view_mode("compare").classes)
             compare = f'<p class="chips">{chips}</p>'
         return (f"<section>\n<h2>Scores</h2>\n<table class=\"scores\"><thead><tr><th>Model</th><th>P</th><th>R</th>"
                 f"<th>F1</th><th>TP</th><th>FP</th><th>FN</th></tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
@@ -292,7 +277,7 @@ class _Packet:
                 f'<div class="graph">{svg}</div>\n</section>')
 
     def _edges(self) -> str:
-        order = {cls: i for i, cls in enumerate(WORST_FIRST[self.shown_mode])}
+        order = {cls: i for i, cls in enumerate(view_mode(self.shown_mode).worst_first)}
         edges = sorted(self.shown.edges, key=lambda e: (order.get(self.classes.get(e.edge), len(order)),
                                                         e.caller, e.callee))
         model_heads = "".join(f"<th>{_e(row.name)}</th>" for row in self.models)
@@ -387,7 +372,7 @@ class _Packet:
         lexer = LEXERS.get(self.instance.language, TextLexer)(stripnl=False, ensurenl=True, tabsize=0)
         lines = highlight(text, lexer, HtmlFormatter(noclasses=True, nowrap=True, style="default")).split("\n")
         count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        order = WORST_FIRST[self.shown_mode]
+        order = view_mode(self.shown_mode).worst_first
         rows = []
         for number in range(1, count + 1):
             code = lines[number - 1] if number - 1 < len(lines) else ""

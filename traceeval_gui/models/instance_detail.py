@@ -15,7 +15,7 @@ from core.metrics import EdgeDiff, Scores, instance_scores
 from core.model import Edge, Instance, Node, Prediction
 from core.normalise import MODES
 from core.overlay import InstanceOverlay, ShownPart, build_overlay
-from core.palette import WORST_FIRST
+from core.view_modes import view_mode
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
 from core.verdicts import Verdict
 from core.workspace import Workspace
@@ -100,7 +100,7 @@ class InstanceDetail:
             kinds.add(edges[index].kind(self.model))
             if "FN" in kinds:  # the worst: nothing to look for further
                 break
-        return next((kind for kind in WORST_FIRST["model"] if kind in kinds), "")
+        return next((kind for kind in view_mode("model").worst_first if kind in kinds), "")
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
         """The shown edges (`shown_edges`) by caller."""
