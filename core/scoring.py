@@ -19,7 +19,7 @@ from fnmatch import fnmatch
 from typing import Iterable, Mapping, Sequence
 
 from core.answers import scored_graph
-from core.bootstrap import bootstrap_intervals
+from core.stats import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
 from core.model import LANGUAGES

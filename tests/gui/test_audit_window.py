@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
-from core.audit_sampling import create_audit, sample_size_for_margin
+from core.audit_sampling import create_audit
+from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
 from core.traces import OK, EdgeEvidence, TraceRun
 
