@@ -25,14 +25,15 @@ from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from core.errors import UsageError
 from core.graph_export import GraphPicture, picture_for, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
-from core.model import LANGUAGE_TITLES, Edge, Instance, Node, Prediction
+from core.model import LANGUAGE_TITLES, Edge, Node
 from core.normalise import MODES
 from core.rules import DEFAULT_RULES, rules_title
-from core.overlay import InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
+from core.overlay import OverlayEdge, classify_edges, counts_of
 from core.palette import EDGE_STYLES
+from core.program_view import ProgramView, parse_program
 from core.view_modes import VIEW_MODES, effective_mode, view_mode
-from core.symbols import SymbolTable, call_site_lines, extract_symbols
-from core.workspace import ModelRow, RunRow, Workspace
+from core.symbols import call_site_lines
+from core.workspace import ModelRow, Workspace
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
 MODEL_WORDS = {"TP": "predicted ✓", "FP": "predicted ✗", "FN": "missed ✗", None: "—"}
@@ -51,18 +52,12 @@ class _Mark:
     module_level: bool
 
 
-@dataclass(frozen=True)
-class LoadedInstance:
-    """One instance with everything the packet and the graph export need, read once."""
+@dataclass(frozen=True, eq=False)
+class LoadedInstance(ProgramView):
+    """One program with everything the packet and the graph export need, read once, and the models
+    they report."""
 
-    instance: Instance
-    overlay: InstanceOverlay  # the truth, the given models that answered, the latest trace
-    sources: dict[str, str]  # readable files only
-    unreadable: dict[str, str]  # file -> why it could not be read
-    symbols: SymbolTable
-    models: tuple[ModelRow, ...]  # as given, model A first
-    predictions: dict[str, Prediction]
-    run: RunRow | None  # the latest trace run, if any
+    models: tuple[ModelRow, ...] = ()  # as given, model A first
 
     @property
     def model_a(self) -> str | None:
@@ -71,19 +66,6 @@ class LoadedInstance:
     @property
     def model_b(self) -> str | None:
         return self.models[1].name if len(self.models) > 1 else None
-
-    def place(self, name: str) -> Node | None:
-        node = self.symbols.place(name)
-        return node if node is not None and node.file in self.sources else None
-
-    def groups(self) -> dict[str, str]:
-        """Node -> the file defining it, for the names the program defines."""
-        out = {}
-        for name in self.overlay.shown().nodes:
-            node = self.place(name)
-            if node is not None:
-                out[name] = node.file
-        return out
 
     def effective_mode(self, mode: str, program: str = "this program") -> tuple[str, str]:
         """(the mode `classify_edges` really draws, why it is not `mode`): see `core.view_modes`."""
@@ -99,25 +81,15 @@ def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes
                   rules: str = DEFAULT_RULES) -> LoadedInstance:
     """Read one instance, the given models' predictions for it and its latest trace run.
     Unknown instances and models are `UsageError`s; a model without a result is left out of the overlay."""
-    instance = ws.instance(instance_key)
-    if instance is None:
+    parsed = parse_program(ws, instance_key)
+    if parsed is None:
         raise UsageError(f"no program {instance_key!r} in the workspace {ws.path}")
     known = {row.name: row for row in ws.models()}
     models = list(dict.fromkeys(models))
     unknown = [name for name in models if name not in known]
     if unknown:
         raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
-    predictions = {}
-    for name in models:
-        prediction = ws.predictions(name, [instance_key]).get(instance_key)
-        if prediction is not None:
-            predictions[name] = prediction
-    runs = ws.run_rows(instance_key)
-    trace = ws.run(runs[0].id) if runs else None
-    overlay = build_overlay(instance, predictions, trace, frozenset(modes), rules)
-    sources, unreadable = instance.read_sources()
-    return LoadedInstance(instance, overlay, sources, unreadable, extract_symbols(instance.language, sources),
-                          tuple(known[m] for m in models), predictions, runs[0] if runs else None)
+    return LoadedInstance.load(ws, instance_key, models, modes, rules, parsed, models=tuple(known[m] for m in models))
 
 
 def build_evidence(ws: Workspace, instance_key: str, models: Sequence[str], modes=MODES, mode: str = "model") -> str:

@@ -283,12 +283,12 @@ def create(dialog, qtbot):
 
 
 def _call_sites(evidence, item):
-    from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetailLoader
+    from traceeval_gui.models.instance_detail import InstanceDetailLoader
 
     detail = InstanceDetailLoader().load(evidence.window().state.workspace, item.instance_key, None)
     if detail.place(item.caller) is None:
         return []
-    return detail.call_sites(ClassifiedEdge("", item.caller, item.callee))
+    return detail.call_sites(item.caller, item.callee)
 
 
 def test_continue_audit_asks_who_you_are_with_the_keyboard(window, state, store, qtbot):

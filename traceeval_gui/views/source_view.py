@@ -185,7 +185,7 @@ class SourceView(QWidget):
             self._show_notice(detail, f"{edge.caller} is not defined in this program's source")
             return
         self._show_notice(detail)
-        call_sites = tuple(detail.call_sites(edge))
+        call_sites = tuple(detail.call_sites(edge.caller, edge.callee))
         callee = detail.place(edge.callee)
         callee_view = self.file_view(callee.file) if callee is not None and callee.kind != "module" else None
         if callee_view is not None:
@@ -246,7 +246,7 @@ class SourceView(QWidget):
             if node.kind == "module":
                 by_line: dict[int, list[ClassifiedEdge]] = {}
                 for edge in edges:
-                    for line in detail.call_sites(edge):
+                    for line in detail.call_sites(edge.caller, edge.callee):
                         by_line.setdefault(line, []).append(edge)
                 for line, line_edges in by_line.items():
                     _add_mark(marks[node.file], line, line_edges, f"{caller} (module level)")
