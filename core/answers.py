@@ -11,8 +11,8 @@ loosely: any line break splits lines, `2 . x` is an answer line, more words mean
 
 Everything unusual is reported as a parse problem (repeated or out-of-range numbers, missing
 answers, prose where a name should be, a "no calls" word the paper reads as a callee); the graph
-still holds exactly what the rule set's parser reads. `answer_lines` describes every line the
-same way for display, from the same scan, so the two cannot disagree.
+still holds exactly what the rule set's parser reads. `answer_lines` describes every line of the
+scan (for display) and `parse_answer` is built from its lines, so the two cannot disagree.
 """
 from __future__ import annotations
 
@@ -109,32 +109,24 @@ def answer_mapping(text: str | None, keys: Sequence[str], rules: str = DEFAULT_R
 
 
 def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> ParsedAnswer:
-    """Parse a raw response against the question keys (ground-truth callers, in key order)."""
+    """Parse a raw response against the question keys (ground-truth callers, in key order): the graph of
+    its ANSWER lines (`answer_lines`) and the problems of its lines and of the response as a whole."""
     if text is None or not text.strip():
         return ParsedAnswer(CallGraph(tuple(keys), ()), ("empty response",) if keys else ())
-    reading = _READINGS[rules]
-    scan = _Scan(text, len(keys), reading)
+    lines = answer_lines(text, keys, rules)
+    answers = sorted((line for line in lines if line.kind == ANSWER), key=lambda line: line.number)
     problems: list[str] = []
     if REPLACEMENT_CHARACTER in text:
         problems.append(_not_unicode(text.count(REPLACEMENT_CHARACTER)))
-    for index, (number, _) in scan.numbered.items():
-        if number is None:
-            problems.append(_unreadable_number())
-        elif not 1 <= number <= len(keys):
-            problems.append(_no_question(number, len(keys)))
-        elif scan.last[number] != index:
-            problems.append(_given_twice(number))
-    if not scan.answers and keys:
+    problems.extend(problem for line in lines if line.kind != ANSWER for problem in line.problems)
+    if not answers and keys:
         problems.append("no numbered answer lines")
     else:
-        missing = [str(n) for n in range(1, len(keys) + 1) if n not in scan.answers]
+        missing = [str(n) for n in unanswered_questions(lines, keys)]
         if missing:
             problems.append(f"no answer for question{'s' if len(missing) > 1 else ''} {_short_list(missing)}")
-    mapping: dict[str, list[str]] = {}
-    for number, answer in sorted(scan.answers.items()):
-        callees = split_callees(answer, rules)
-        problems.extend(_answer_problems(number, answer, callees, rules))
-        mapping[keys[number - 1]] = callees
+    problems.extend(problem for line in answers for problem in line.problems)
+    mapping = {line.key: list(line.callees) for line in answers}
     return ParsedAnswer(CallGraph.from_dict({key: mapping.get(key, ()) for key in keys}), tuple(problems))
 
 
@@ -223,9 +215,9 @@ class QuestionAnswer:
 def answer_lines(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> list[AnswerLine]:
     """Every line of `text` with what `parse_answer` makes of it (an empty list for None).
 
-    The edges of the ANSWER lines are exactly `parse_answer(text, keys, rules).graph`'s edges, and the
-    lines' problems are its problems except the ones about the whole response ("empty response",
-    "no numbered answer lines", "no answer for question ...", characters that were not valid Unicode).
+    `parse_answer` is built from these lines: its graph is the ANSWER lines' edges, and its problems are
+    the lines' problems and the ones about the whole response ("empty response", "no numbered answer
+    lines", "no answer for question ...", characters that were not valid Unicode).
     """
     if text is None:
         return []

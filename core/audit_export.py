@@ -14,11 +14,12 @@ from typing import Sequence
 
 from core.agreement import Agreement
 from core.audit_reports import CORRECTION_RULE, FP_OUTCOME_TITLES, FP_OUTCOMES, HOWS, AuditReport, Corrections, \
-    ItemRow, Proportion
+    ItemRow
 from core.audits import BASELINE_AUDIT, population_phrase
 from core.errors import AuditError
 from core.model import LANGUAGE_TITLES
 from core.scoring import LanguageResult, ScoreTable, TableRow
+from core.stats import Proportion
 from core.tables import render_table, table_to_dict
 from core.verdicts import LABEL_TITLES, LABELS
 

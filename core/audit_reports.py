@@ -8,12 +8,10 @@ the score table. Only non-disputed final verdicts count as evidence, and "unsure
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from statistics import NormalDist
 
 from core.agreement import Agreement, agreement, agreement_by
 from core.audit_store import AuditStore
@@ -21,6 +19,7 @@ from core.audits import BASELINE_AUDIT, Adjudication, Audit, AuditItem, EdgeRef,
     final_verdicts, human_model_name
 from core.metrics import Counts, count_edges
 from core.model import LANGUAGES
+from core.stats import Proportion, StratumCount, plain_proportion, stratified_proportion
 from core.scoring import NormalisedTruths, ScoreTable, Selection, TableRow, instance_counts, instance_diff, \
     score_table, table_row
 from core.verdicts import LABELS, REAL_CALL, Verdict
@@ -37,95 +36,6 @@ FP_OUTCOME_TITLES = {"wrong": "hallucinated", "not_exercised": "real, not exerci
 CORRECTION_RULE = ("corrected truth = truth + audited edges with a final verdict of correct or not_exercised "
                    "- audited edges with a final verdict of wrong (unsure, disputed and unjudged edges change "
                    "nothing); per scored program, then micro per language and macro average as in the paper")
-STRATIFIED_METHOD = ("stratified estimate sum W_h p_h, W_h = N_h / N over the strata with at least one judged "
-                     "item (strata without judged items left out, weights renormalised; N_h the stratum's share "
-                     "of the population in the domain); variance sum W_h^2 (1 - n_h/N_h) p_h (1 - p_h) / (n_h - 1); "
-                     "Wilson score interval at the effective sample size min(n, n / deff), deff = that variance "
-                     "over the same-size simple random sample's (never narrower than a simple random sample of n)")
-PLAIN_METHOD = "share of the audited items (not weighted to a population); Wilson score interval"
-
-
-# -- estimates ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Proportion:
-    """An estimated proportion with a Wilson score interval at `confidence`."""
-
-    estimate: float
-    low: float
-    high: float
-    judged: int  # items the estimate rests on
-    real: int  # of them, the "yes" ones (unweighted)
-    confidence: float
-    effective_n: float  # the sample size the interval is computed at
-    strata: int  # strata the estimate used
-    method: str
-
-
-@dataclass(frozen=True)
-class StratumCount:
-    """Judged items of one stratum: `size` is N_h (None when unknown), `judged` n_h, `real` the yes-count."""
-
-    size: Fraction | int | None
-    judged: int
-    real: int
-
-
-def z_value(confidence: float) -> float:
-    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-
-
-def wilson_interval(proportion: float, n: float, confidence: float) -> tuple[float, float]:
-    """Wilson score interval of a proportion observed on `n` items (n may be an effective, non-integer size)."""
-    if n <= 0:
-        return 0.0, 1.0
-    z = z_value(confidence)
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (proportion + z2 / (2 * n)) / denominator
-    half = z * math.sqrt(max(0.0, proportion * (1 - proportion) / n + z2 / (4 * n * n))) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def stratified_proportion(strata: Iterable[StratumCount], confidence: float,
-                          method: str = STRATIFIED_METHOD) -> Proportion | None:
-    """The stratified estimator of a proportion (see STRATIFIED_METHOD), None when nothing is judged.
-
-    When a used stratum's size is unknown, every stratum is weighted by its judged items and no finite
-    population correction applies, which makes the estimate the plain sample share. One stratum always
-    gives the plain Wilson interval (its design effect is 1). The effective size is capped at n: strata with
-    one or two judged items make the variance estimate unreliably small (n_h = 1 contributes 0), and an
-    interval narrower than a simple random sample's would overstate what a small audit shows.
-    """
-    used = [s for s in strata if s.judged > 0]
-    n = sum(s.judged for s in used)
-    if not n:
-        return None
-    known = all(s.size for s in used)
-    sizes = [Fraction(s.size) if known else Fraction(s.judged) for s in used]
-    total = sum(sizes)
-    estimate = sum((size / total) * Fraction(s.real, s.judged) for size, s in zip(sizes, used))
-    variance = sum(_stratum_variance(size / total, s, size if known else None) for size, s in zip(sizes, used))
-    srs = _stratum_variance(Fraction(1), StratumCount(None, n, 0), total if known else None, estimate)
-    effective_n = float(min(n, n * srs / variance)) if variance else float(n)
-    low, high = wilson_interval(float(estimate), effective_n, confidence)
-    return Proportion(float(estimate), low, high, n, sum(s.real for s in used), confidence, effective_n,
-                      len(used), method)
-
-
-def _stratum_variance(weight: Fraction, stratum: StratumCount, size: Fraction | None,
-                      proportion: Fraction | None = None) -> Fraction:
-    """W_h^2 (1 - n_h/N_h) p_h (1 - p_h) / (n_h - 1); 0 for a single judged item."""
-    n = stratum.judged
-    if n < 2:
-        return Fraction(0)
-    p = Fraction(stratum.real, n) if proportion is None else proportion
-    correction = max(Fraction(0), 1 - n / size) if size else Fraction(1)
-    return weight * weight * correction * p * (1 - p) / (n - 1)
-
-
-def plain_proportion(real: int, judged: int, confidence: float) -> Proportion | None:
-    """A sample share with its Wilson interval (no weighting)."""
-    return stratified_proportion([StratumCount(None, judged, real)], confidence, PLAIN_METHOD)
 
 
 # -- report data ----------------------------------------------------------------------------------------------

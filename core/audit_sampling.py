@@ -7,10 +7,8 @@ what lets two annotators in separate workspaces audit one sample (`Audit.fingerp
 """
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
-from statistics import NormalDist
 from typing import Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 from core.audit_store import AuditStore
@@ -21,32 +19,12 @@ from core.metrics import diff_edges
 from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
 from core.scoring import mapping_pairs
+from core.stats import sample_size_for_margin
 from core.workspace import Workspace
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 PROGRAM_STRATA = ("language", "repo")  # what programs (baseline audits) can be stratified by
-
-
-def sample_size_for_margin(margin: float, population: int, confidence: float = 0.95,
-                           proportion: float = 0.5) -> int:
-    """Sample size for estimating a proportion within +-`margin` at `confidence` (normal approximation):
-    n0 = z^2 p(1-p) / e^2, then the finite population correction n = n0 / (1 + (n0-1)/N), rounded up.
-    p = 0.5 (the default) is the worst case, so the margin holds whatever the true proportion is."""
-    if not 0 < margin <= 0.5:
-        raise ValueError(f"margin of error must be in (0, 0.5], got {margin!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if not 0 <= proportion <= 1:
-        raise ValueError(f"expected proportion must be in [0, 1], got {proportion!r}")
-    if population < 0:
-        raise ValueError(f"population size must be >= 0, got {population!r}")
-    if population == 0:
-        return 0
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    n0 = z * z * proportion * (1 - proportion) / (margin * margin)
-    n = n0 / (1 + (n0 - 1) / population)
-    return max(1, min(population, math.ceil(round(n, 9))))  # round: 80.0000000001 is 80, not 81
 
 
 def population_edges(ws: Workspace, population: str, model: str = "", *, split: str | None = None,

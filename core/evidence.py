@@ -25,18 +25,17 @@ from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from core.errors import UsageError
 from core.graph_export import GraphPicture, picture_for, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
-from core.model import LANGUAGE_TITLES, Edge, Instance, Node, Prediction
+from core.model import LANGUAGE_TITLES, Edge, Node
 from core.normalise import MODES
 from core.rules import DEFAULT_RULES, rules_title
-from core.overlay import VIEW_MODES, InstanceOverlay, OverlayEdge, build_overlay, classify_edges, counts_of
-from core.palette import EDGE_STYLES, MODE_CLASSES, WORST_FIRST
-from core.symbols import SymbolTable, call_site_lines, extract_symbols
-from core.workspace import ModelRow, RunRow, Workspace
+from core.overlay import OverlayEdge, classify_edges, counts_of
+from core.palette import EDGE_STYLES
+from core.program_view import ProgramView, parse_program
+from core.view_modes import VIEW_MODES, effective_mode, view_mode
+from core.symbols import call_site_lines
+from core.workspace import ModelRow, Workspace
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
-MODE_TITLES = {"model": "{a} against the ground truth (TP / FP / FN)",
-               "compare": "{a} (A) against {b} (B): who is right about each edge",
-               "trace": "the latest trace against the ground truth", "truth": "the ground truth only"}
 MODEL_WORDS = {"TP": "predicted ✓", "FP": "predicted ✗", "FN": "missed ✗", None: "—"}
 ILLUSTRATIVE_NOTE = "illustrative: answers written by hand for the demo, not real model output"
 MUTED = "#6b6f76"
@@ -53,18 +52,12 @@ class _Mark:
     module_level: bool
 
 
-@dataclass(frozen=True)
-class LoadedInstance:
-    """One instance with everything the packet and the graph export need, read once."""
+@dataclass(frozen=True, eq=False)
+class LoadedInstance(ProgramView):
+    """One program with everything the packet and the graph export need, read once, and the models
+    they report."""
 
-    instance: Instance
-    overlay: InstanceOverlay  # the truth, the given models that answered, the latest trace
-    sources: dict[str, str]  # readable files only
-    unreadable: dict[str, str]  # file -> why it could not be read
-    symbols: SymbolTable
-    models: tuple[ModelRow, ...]  # as given, model A first
-    predictions: dict[str, Prediction]
-    run: RunRow | None  # the latest trace run, if any
+    models: tuple[ModelRow, ...] = ()  # as given, model A first
 
     @property
     def model_a(self) -> str | None:
@@ -74,32 +67,13 @@ class LoadedInstance:
     def model_b(self) -> str | None:
         return self.models[1].name if len(self.models) > 1 else None
 
-    def place(self, name: str) -> Node | None:
-        node = self.symbols.place(name)
-        return node if node is not None and node.file in self.sources else None
-
-    def groups(self) -> dict[str, str]:
-        """Node -> the file defining it, for the names the program defines."""
-        out = {}
-        for name in self.overlay.shown().nodes:
-            node = self.place(name)
-            if node is not None:
-                out[name] = node.file
-        return out
-
-    def shown_mode(self, mode: str) -> str:
-        """The mode `classify_edges` really draws: it falls back to the truth when inputs are missing."""
-        overlay = self.overlay
-        if mode == "compare" and not (self.model_a in overlay.models and self.model_b in overlay.models):
-            return "truth"
-        if mode == "model" and self.model_a not in overlay.models:
-            return "truth"
-        if mode == "trace" and overlay.trace is None:
-            return "truth"
-        return mode
+    def effective_mode(self, mode: str, program: str = "this program") -> tuple[str, str]:
+        """(the mode `classify_edges` really draws, why it is not `mode`): see `core.view_modes`."""
+        return effective_mode(mode, self.model_a, self.model_b, self.overlay.models, self.overlay.trace is not None,
+                              program)
 
     def picture(self, mode: str, title: str = "") -> GraphPicture:
-        return picture_for(self.overlay, self.shown_mode(mode), self.model_a, self.model_b, self.groups(),
+        return picture_for(self.overlay, self.effective_mode(mode)[0], self.model_a, self.model_b, self.groups(),
                            title=title)
 
 
@@ -107,25 +81,15 @@ def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes
                   rules: str = DEFAULT_RULES) -> LoadedInstance:
     """Read one instance, the given models' predictions for it and its latest trace run.
     Unknown instances and models are `UsageError`s; a model without a result is left out of the overlay."""
-    instance = ws.instance(instance_key)
-    if instance is None:
+    parsed = parse_program(ws, instance_key)
+    if parsed is None:
         raise UsageError(f"no program {instance_key!r} in the workspace {ws.path}")
     known = {row.name: row for row in ws.models()}
     models = list(dict.fromkeys(models))
     unknown = [name for name in models if name not in known]
     if unknown:
         raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
-    predictions = {}
-    for name in models:
-        prediction = ws.predictions(name, [instance_key]).get(instance_key)
-        if prediction is not None:
-            predictions[name] = prediction
-    runs = ws.run_rows(instance_key)
-    trace = ws.run(runs[0].id) if runs else None
-    overlay = build_overlay(instance, predictions, trace, frozenset(modes), rules)
-    sources, unreadable = instance.read_sources()
-    return LoadedInstance(instance, overlay, sources, unreadable, extract_symbols(instance.language, sources),
-                          tuple(known[m] for m in models), predictions, runs[0] if runs else None)
+    return LoadedInstance.load(ws, instance_key, models, modes, rules, parsed, models=tuple(known[m] for m in models))
 
 
 def build_evidence(ws: Workspace, instance_key: str, models: Sequence[str], modes=MODES, mode: str = "model") -> str:
@@ -133,7 +97,7 @@ def build_evidence(ws: Workspace, instance_key: str, models: Sequence[str], mode
 
     `models`: the models to report, model A first (and model B second, for `mode="compare"`);
     `mode`: how edges are classed in the graph, the source marks and the edge table (one of
-    `core.overlay.VIEW_MODES`; a mode whose inputs are missing falls back to the ground truth,
+    `core.view_modes.VIEW_MODES`; a mode whose inputs are missing falls back to the ground truth,
     and the packet says so).
     """
     if mode not in VIEW_MODES:
@@ -188,7 +152,7 @@ class _Packet:
         self.models, self.predictions = loaded.models, loaded.predictions
         self.model_a, self.model_b = loaded.model_a, loaded.model_b
         self.modes = loaded.overlay.modes
-        self.mode, self.shown_mode = mode, loaded.shown_mode(mode)
+        self.mode, (self.shown_mode, self.fallback_reason) = mode, loaded.effective_mode(mode)
         self.shown = self.overlay.shown()  # edges beyond the bound are summarised; scores count them all
         self.classes: dict[Edge, str] = classify_edges(self.overlay, self.shown_mode, self.model_a, self.model_b,
                                                        self.shown.edges)
@@ -235,19 +199,12 @@ class _Packet:
     def _mode_text(self) -> str:
         text = _e(self._mode_title(self.shown_mode))
         if self.shown_mode != self.mode:
-            text += (f' <span class="warn">(asked for “{_e(self._mode_title(self.mode))}”, which needs '
-                     f"{self._missing_for_mode()}; showing the ground truth)</span>")
+            text += (f' <span class="warn">(asked for “{_e(self._mode_title(self.mode))}”, but '
+                     f"{_e(self.fallback_reason)}; showing the ground truth)</span>")
         return text
 
     def _mode_title(self, mode: str) -> str:
-        return MODE_TITLES[mode].format(a=self.model_a or "model A", b=self.model_b or "model B")
-
-    def _missing_for_mode(self) -> str:
-        if self.mode == "trace":
-            return "a stored trace run"
-        if self.mode == "compare":
-            return "results of two models for this program"
-        return f"a result of {_e(self.model_a or 'a model')} for this program"
+        return view_mode(mode).description.format(a=self.model_a or "model A", b=self.model_b or "model B")
 
     def _model_name(self, row: ModelRow) -> str:
         letter = ""
@@ -278,7 +235,7 @@ class _Packet:
         if self.shown_mode == "compare":
             groups = self.overlay.compare(self.model_a, self.model_b)
             chips = " ".join(f'<span class="chip" style="{_chip_style(cls)}">{_e(EDGE_STYLES[cls].label)} '
-                             f"{len(groups[cls])}</span>" for cls in MODE_CLASSES["compare"])
+                             f"{len(groups[cls])}</span>" for cls in view_mode("compare").classes)
             compare = f'<p class="chips">{chips}</p>'
         return (f"<section>\n<h2>Scores</h2>\n<table class=\"scores\"><thead><tr><th>Model</th><th>P</th><th>R</th>"
                 f"<th>F1</th><th>TP</th><th>FP</th><th>FN</th></tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
@@ -292,7 +249,7 @@ class _Packet:
                 f'<div class="graph">{svg}</div>\n</section>')
 
     def _edges(self) -> str:
-        order = {cls: i for i, cls in enumerate(WORST_FIRST[self.shown_mode])}
+        order = {cls: i for i, cls in enumerate(view_mode(self.shown_mode).worst_first)}
         edges = sorted(self.shown.edges, key=lambda e: (order.get(self.classes.get(e.edge), len(order)),
                                                         e.caller, e.callee))
         model_heads = "".join(f"<th>{_e(row.name)}</th>" for row in self.models)
@@ -387,7 +344,7 @@ class _Packet:
         lexer = LEXERS.get(self.instance.language, TextLexer)(stripnl=False, ensurenl=True, tabsize=0)
         lines = highlight(text, lexer, HtmlFormatter(noclasses=True, nowrap=True, style="default")).split("\n")
         count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        order = WORST_FIRST[self.shown_mode]
+        order = view_mode(self.shown_mode).worst_first
         rows = []
         for number in range(1, count + 1):
             code = lines[number - 1] if number - 1 < len(lines) else ""

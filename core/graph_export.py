@@ -20,10 +20,9 @@ from core.graph_routes import route_legs, svg_path
 from core.model import Edge
 from core.overlay import InstanceOverlay, classify_edges
 from core.palette import EDGE_STYLES, FILE_COLOURS, UNPLACED_COLOUR
+from core.view_modes import effective_mode, view_mode
 
 UNPLACED_LABEL = "not in the program"  # the legend's name for the "" group
-MODE_TITLES = {"model": "TP / FP / FN of {a}", "compare": "{a} (A) against {b} (B)",
-               "trace": "latest trace against the ground truth", "truth": "ground truth"}
 DOT_STYLES = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dashed,bold"}  # Graphviz has no dashdot
 SVG_DASHES = {"solid": None, "dash": "7 4", "dot": "2.5 2.5", "dashdot": "9 3 2.5 3"}
 
@@ -31,7 +30,7 @@ SVG_DASHES = {"solid": None, "dash": "7 4", "dot": "2.5 2.5", "dashdot": "9 3 2.
 @dataclass(frozen=True, eq=False)
 class GraphPicture:
     title: str
-    mode: str  # one of core.overlay.VIEW_MODES
+    mode: str  # one of core.view_modes.VIEW_MODES
     layout: GraphLayout  # over ALL nodes and edges of the overlay
     groups: Mapping[str, str]  # node -> file it is defined in; "" when not in the program source
     edges: Mapping[Edge, str]  # drawn edges -> class (a key of EDGE_STYLES), hidden classes removed
@@ -52,18 +51,11 @@ def picture_for(overlay: InstanceOverlay, mode: str, model_a: str | None = None,
     edges = {edge: cls for edge, cls in classes.items() if cls not in hidden}
     layout = _layout(shown.nodes, tuple(e.edge for e in shown.edges), tuple(sorted(groups.items())))
     if not title:
-        drawn = _drawn_mode(overlay, mode, model_a, model_b)
-        title = f"{overlay.instance_key}: " + MODE_TITLES[drawn].format(a=model_a, b=model_b)
+        drawn, _ = effective_mode(mode, model_a, model_b, overlay.models, overlay.trace is not None)
+        title = f"{overlay.instance_key}: " + view_mode(drawn).heading.format(a=model_a, b=model_b)
     if shown.summary():
         title = f"{title} ({shown.summary()})"
     return GraphPicture(title, mode, layout, groups, edges, overlay, model_a, model_b, hidden, shown.omitted_edges)
-
-
-def _drawn_mode(overlay: InstanceOverlay, mode: str, model_a: str | None, model_b: str | None) -> str:
-    """The mode `classify_edges` actually draws: without its inputs a mode shows the ground truth."""
-    ready = {"model": model_a in overlay.models, "compare": model_a in overlay.models and model_b in overlay.models,
-             "trace": overlay.trace is not None}
-    return mode if ready.get(mode, True) else "truth"
 
 
 @lru_cache(maxsize=16)

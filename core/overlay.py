@@ -16,6 +16,7 @@ from core.answers import scored_graph
 from core.normalise import MODES, normalise_edges, normalise_name
 from core.rules import DEFAULT_RULES
 from core.traces import EdgeEvidence, TraceRun
+from core.view_modes import TRUTH, effective_mode, view_mode
 
 # Compare classes for truth vs model A vs model B, per edge of the union.
 BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG = "both_right", "only_a_right", "only_b_right", "both_wrong"
@@ -273,20 +274,16 @@ def counts_of(overlay: InstanceOverlay, model: str) -> Counts | None:
 
 
 # -- what the graph draws -------------------------------------------------------------------------
-VIEW_MODES = ("model", "compare", "trace", "truth")
-TRUTH = "truth"  # the class of ground-truth edges when nothing is compared
-
-
 def classify_edges(overlay: InstanceOverlay, mode: str, model_a: str | None = None,
                    model_b: str | None = None, edges: Iterable[OverlayEdge] | None = None) -> dict[Edge, str]:
     """The class of every edge drawn in a view mode (edges a mode does not draw are left out).
 
     model: TP / FP / FN of model A; compare: who of A and B is right; trace: the latest trace
     against the truth; truth: ground-truth edges only. A mode whose inputs are missing (no
-    prediction, no trace) falls back to the ground truth. `edges`: only these (default: all of the overlay's).
+    prediction, no trace) falls back to the ground truth (`core.view_modes.effective_mode`). `edges`: only
+    these (default: all of the overlay's).
     """
-    if mode not in VIEW_MODES:
-        raise ValueError(f"unknown view mode {mode!r} (choose from {', '.join(VIEW_MODES)})")
+    view_mode(mode)  # an unknown mode is a ValueError
     return {edge.edge: category for edge, category in
             _edge_classes(overlay, mode, model_a, model_b, overlay.edges if edges is None else edges)}
 
@@ -295,11 +292,12 @@ def _edge_classes(overlay: InstanceOverlay, mode: str, model_a: str | None, mode
                   edges: Iterable[OverlayEdge]) -> Iterator[tuple[OverlayEdge, str]]:
     """(edge, class) for each edge a view mode draws (see `classify_edges`)."""
     edges = edges if isinstance(edges, Sequence) else tuple(edges)
-    if mode == "compare" and model_a in overlay.models and model_b in overlay.models:
+    mode, _ = effective_mode(mode, model_a, model_b, overlay.models, overlay.trace is not None)
+    if mode == "compare":
         classes = (edge.compare(model_a, model_b) for edge in edges)
-    elif mode == "model" and model_a in overlay.models:
+    elif mode == "model":
         classes = (edge.kind(model_a) for edge in edges)
-    elif mode == "trace" and overlay.trace is not None:
+    elif mode == "trace":
         classes = (edge.trace_class() for edge in edges)
     else:
         classes = (TRUTH if edge.truth else None for edge in edges)

@@ -36,15 +36,6 @@ EDGE_STYLES = {
     "truth_only": EdgeStyle("#5e3c99", "dot", "not traced", "in the ground truth, not seen by the latest trace"),
     "truth": EdgeStyle("#455a64", "solid", "ground truth", "an edge of the ground truth"),
 }
-MODE_CLASSES = {
-    "model": ("TP", "FP", "FN"),
-    "compare": ("both_right", "only_a_right", "only_b_right", "both_wrong"),
-    "trace": ("agrees", "trace_only", "truth_only"),
-    "truth": ("truth",),
-}
-# Which class speaks for a line or a node with several edges: the worst first.
-WORST_FIRST = {"model": ("FN", "FP", "TP"), "compare": ("both_wrong", "only_b_right", "only_a_right", "both_right"),
-               "trace": ("truth_only", "trace_only", "agrees"), "truth": ("truth",)}
 # Files are told apart by a qualitative palette (Okabe-Ito, its black swapped for a brown that shows on
 # a dark background too), cycled.
 FILE_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#8c564b")

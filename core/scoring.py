@@ -2,7 +2,7 @@
 
 Ground truth and predictions are read under one rule set (`core.rules`, the paper's by default)
 and normalised the same way; each (model, instance, scoring) count is cached in the workspace,
-keyed by the rule set, the normalisation modes and a hash of the scoring code, so a fixed
+keyed by the rule set, the normalisation modes and SCORER_VERSION, so a fixed
 normaliser never serves stale numbers and paper and studio numbers never mix.
 
 The table follows the paper (docs/benchmark.md "Metric (paper parity)"): TP/FP/FN summed per
@@ -16,11 +16,10 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from core.answers import scored_graph
-from core.bootstrap import bootstrap_intervals
+from core.stats import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
 from core.model import LANGUAGES
@@ -30,20 +29,10 @@ from core.rules import DEFAULT_RULES, PAPER, rules_title
 from core.workspace import InstanceRow, Workspace
 
 GROUPINGS = ("split", "repo")
-# What SCORER_VERSION hashes, as globs in core/ (packaging/traceeval-studio.spec ships these as files).
-SCORING_SOURCES = ("normalise*.py", "metrics.py", "scoring.py", "answers.py", "rules.py")
-
-
-def _code_hash() -> str:
-    """Cached scores carry this hash of the scoring sources."""
-    here = Path(__file__).parent
-    digest = hashlib.sha1()
-    for path in (path for pattern in SCORING_SOURCES for path in sorted(here.glob(pattern))):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-SCORER_VERSION = _code_hash()
+# Cached scores are keyed by this version. Bump it whenever the scorer's output changes (normalisation,
+# parsing, the metric); tests/test_scorer_version.py fails until it is bumped and its golden figures
+# are regenerated with `python -m tests.scorer_golden`.
+SCORER_VERSION = "2026.11-1"
 
 
 @dataclass(frozen=True)

@@ -1,33 +1,43 @@
-"""Where this project keeps its files for the user: the XDG folders, each overridable by a variable.
+"""Where this project keeps its files for the user, each folder overridable by a variable.
 
+The folders are the platform's own (platformdirs: XDG on Linux, ~/Library on macOS, %LOCALAPPDATA% on
+Windows); on Linux they are the ones this project always used, so nothing moves:
 - cache (`$TRACEEVAL_CACHE_DIR`, else `$XDG_CACHE_HOME/traceeval-studio`, else `~/.cache/...`): the
   answer cache, the Java agent, corpora extracted from a release's archive;
-- config (`$TRACEEVAL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/traceeval-studio`): endpoints, credentials;
-- data (`$XDG_DATA_HOME/traceeval-studio`, else `~/.local/share/...`): workspaces.
+- config (`$TRACEEVAL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/traceeval-studio`, else `~/.config/...`):
+  endpoints, credentials;
+- data (`$XDG_DATA_HOME/traceeval-studio`, else `~/.local/share/...`), and in it the default workspaces
+  (`$TRACEEVAL_WORKSPACE_DIR`, else `<data>/workspaces`).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import platformdirs
+
 APP = "traceeval-studio"
 CACHE_DIR_ENV = "TRACEEVAL_CACHE_DIR"
 CONFIG_DIR_ENV = "TRACEEVAL_CONFIG_DIR"
+WORKSPACE_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
 
 
 def cache_dir() -> Path:
-    return _folder(CACHE_DIR_ENV, "XDG_CACHE_HOME", "~/.cache")
+    return _overridden(CACHE_DIR_ENV) or platformdirs.user_cache_path(APP, appauthor=False)
 
 
 def config_dir() -> Path:
-    return _folder(CONFIG_DIR_ENV, "XDG_CONFIG_HOME", "~/.config")
+    return _overridden(CONFIG_DIR_ENV) or platformdirs.user_config_path(APP, appauthor=False)
 
 
 def data_dir() -> Path:
-    return _folder(None, "XDG_DATA_HOME", "~/.local/share")
+    return platformdirs.user_data_path(APP, appauthor=False)
 
 
-def _folder(own: str | None, xdg: str, default: str) -> Path:
-    if own and os.environ.get(own):
-        return Path(os.environ[own])
-    return Path(os.environ.get(xdg) or os.path.expanduser(default)) / APP
+def workspace_dir() -> Path:
+    """Where a dataset's workspace goes when the user picks none."""
+    return _overridden(WORKSPACE_DIR_ENV) or data_dir() / "workspaces"
+
+
+def _overridden(variable: str) -> Path | None:
+    return Path(os.environ[variable]) if os.environ.get(variable) else None

@@ -7,7 +7,6 @@ migrations; opening an older workspace upgrades it, a newer one is refused.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -19,12 +18,11 @@ from core.metrics import Counts
 from core.model import CallGraph, Instance, Prediction, Provenance
 from core.problems import Problem
 from core.traces import TraceRun
-from core.user_folders import data_dir
+from core.user_folders import workspace_dir
 from core.verdicts import Verdict, now_iso
 from core.workspace_db import WorkspaceDatabase
 from core.workspace_schema import MIGRATIONS, latest_version
 
-DEFAULT_DIR_ENV = "TRACEEVAL_WORKSPACE_DIR"
 ROW_COLUMNS = ("key, id, language, split, repo, folder, files, entry_point, functions, edges, lines, "
                "source_url, original_file")
 
@@ -63,9 +61,8 @@ def default_workspace_path(dataset_root: Path) -> Path:
     (never inside the dataset, which may be read-only or shared), one file per dataset path."""
     import hashlib
 
-    base = os.environ.get(DEFAULT_DIR_ENV) or data_dir() / "workspaces"
     digest = hashlib.sha1(str(dataset_root.resolve()).encode()).hexdigest()[:10]
-    return Path(base) / f"{dataset_root.resolve().name}-{digest}.sqlite"
+    return workspace_dir() / f"{dataset_root.resolve().name}-{digest}.sqlite"
 
 
 class Workspace:

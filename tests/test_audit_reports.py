@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 
 from core.audit_export import format_proportion, items_csv, report_json, report_markdown, write_report
-from core.audit_reports import CORRECTION_RULE, Proportion, StratumCount, audit_report, plain_proportion, \
-    stratified_proportion, wilson_interval
+from core.audit_reports import CORRECTION_RULE, audit_report
+from core.stats import Proportion, StratumCount, plain_proportion, stratified_proportion, wilson_interval
 from core.audit_sampling import create_audit
 from core.audit_store import AuditStore
 from core.errors import AuditError

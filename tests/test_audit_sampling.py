@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from core.audit_sampling import allocate, create_audit, new_audit, population_edges, sample_questions, \
-    sample_size_for_margin, stratified_sample
+    stratified_sample
+from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, STRATA, label_fits, not_exercised_everywhere
 from core.errors import AuditError

@@ -1,6 +1,6 @@
 """The neighbourhood a big program opens on: real nodes near the selection, the rest folded by file."""
 from core.overlay import classify_edges
-from core.palette import WORST_FIRST
+from core.view_modes import view_mode
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
 from traceeval_gui.models.graph_focus import CALLEES, CALLERS, default_centre, focus_graph, fold_classes, fold_name
 from traceeval_gui.models.graph_scene import hop_nodes
@@ -35,7 +35,7 @@ def test_a_folded_edge_takes_the_worst_class_of_the_calls_it_stands_for():
     folded = (fold_name("f.py", CALLEES))
     assert focused.stands_for[("a", folded)] == (("a", "f1"), ("a", "f2"))
     classes = {("a", "f1"): "TP", ("a", "f2"): "FN", ("a", "b"): "TP"}
-    assert fold_classes(classes, focused, WORST_FIRST["model"]) == {("a", folded): "FN", ("a", "b"): "TP"}
+    assert fold_classes(classes, focused, view_mode("model").worst_first) == {("a", folded): "FN", ("a", "b"): "TP"}
 
 
 def test_every_edge_touching_the_neighbourhood_of_a_200_node_program_is_drawn_once():
@@ -48,7 +48,7 @@ def test_every_edge_touching_the_neighbourhood_of_a_200_node_program_is_drawn_on
     touching = [e for e in edges if e[0] in near or e[1] in near]
     assert sorted(e for real in focused.stands_for.values() for e in real) == sorted(touching)
     classes = classify_edges(overlay, "model", MODELS[0])
-    folded = fold_classes(classes, focused, WORST_FIRST["model"])
+    folded = fold_classes(classes, focused, view_mode("model").worst_first)
     assert set(folded) == {e for e, real in focused.stands_for.items() if any(r in classes for r in real)}
 
 

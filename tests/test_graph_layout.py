@@ -13,7 +13,7 @@ from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout, count_crossings,
 from core.indexing import open_dataset
 from core.normalise import MODES
 from core.overlay import build_overlay
-from core.palette import MODE_CLASSES
+from core.view_modes import view_mode
 from resources import DEMO_DATASET
 
 
@@ -248,7 +248,7 @@ def test_hiding_classes_or_switching_modes_never_moves_a_node(demo_overlay):
     assert len(models) >= 2
     shown = picture_for(overlay, "model", models[0])
     assert {"TP", "FP", "FN"} <= set(shown.edges.values())
-    for hidden in (["FP"], ["TP", "FN"], MODE_CLASSES["model"]):
+    for hidden in (["FP"], ["TP", "FN"], view_mode("model").classes):
         other = picture_for(overlay, "model", models[0], hidden=hidden)
         assert not set(other.edges.values()) & set(hidden)
         assert np.array_equal(other.layout.positions, shown.layout.positions)

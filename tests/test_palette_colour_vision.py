@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from core.graph_export import DOT_STYLES, SVG_DASHES
-from core.palette import CVD_MIN_DELTA_E, EDGE_STYLES, MODE_CLASSES
+from core.palette import CVD_MIN_DELTA_E, EDGE_STYLES
+from core.view_modes import VIEW_MODE_TABLE
 
 # Machado, Oliveira & Fernandes (2009), "A physiologically-based model for simulation of color vision
 # deficiency", severity 1.0; applied to linear RGB.
@@ -20,7 +21,7 @@ MACHADO_2009 = {
                    [0.004733, 0.691367, 0.303900]],
 }
 VISIONS = ("normal", *MACHADO_2009)
-PAIRS = [(mode, a, b) for mode, classes in MODE_CLASSES.items() for a, b in itertools.combinations(classes, 2)]
+PAIRS = [(name, a, b) for name, mode in VIEW_MODE_TABLE.items() for a, b in itertools.combinations(mode.classes, 2)]
 
 
 def _linear_rgb(colour: str) -> np.ndarray:

@@ -16,19 +16,15 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import ReleaseError
 from core.normalise import MODES
-from core.overlay import VIEW_MODES
-from core.palette import MODE_CLASSES
 from core.prompt_wording import STUDIO_WORDING, PromptWording
 from core.release import RELEASE_ENV, prompt_wording
 from core.scoring import instance_counts
+from core.view_modes import VIEW_MODES, view_mode
 from core.workspace import ModelRow, Workspace
 from traceeval_gui.collector import IdleCollector
 from traceeval_gui.jobs import JobRunner, OpenedDataset
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.selection_history import Selection, SelectionHistory
-
-VIEW_MODE_TITLES = {"model": "Model A vs truth", "compare": "Model A vs model B", "trace": "Latest trace vs truth",
-                    "truth": "Ground truth only"}
 
 
 class AppState(QObject):
@@ -181,7 +177,7 @@ class AppState(QObject):
 
     def toggle_class(self, index: int) -> None:
         """Toggle the view mode's `index`-th edge class (keyboard 1..4)."""
-        classes = MODE_CLASSES[self.view_mode]
+        classes = view_mode(self.view_mode).classes
         if 0 <= index < len(classes):
             self.set_class_shown(classes[index], classes[index] in self.hidden_classes)
 

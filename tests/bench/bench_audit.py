@@ -50,8 +50,8 @@ _SANDBOX = private_user_folders("audit")  # before anything reads the folders' v
 from core import audit_sampling  # noqa: E402
 from core.audit_export import render_report  # noqa: E402
 from core.audit_reports import audit_report, audit_selection  # noqa: E402
-from core.audit_sampling import create_audit, population_edges, sample_size_for_margin, \
-    stratified_sample  # noqa: E402
+from core.audit_sampling import create_audit, population_edges, stratified_sample  # noqa: E402
+from core.stats import sample_size_for_margin  # noqa: E402
 from core.audit_store import AuditStore  # noqa: E402
 from core.audits import STRATA, sample_fingerprint  # noqa: E402
 from core.importing import import_results  # noqa: E402

@@ -8,7 +8,6 @@ from PySide6.QtWidgets import QApplication
 
 from core.audit_store import AuditStore
 from tests.gui.test_audit_results_window import bob_path, merge, open_results  # noqa: F401 (a fixture)
-from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.disagreements_panel import KEYS_HINT
 
 
@@ -28,7 +27,7 @@ def test_adjudication_shows_the_code_and_every_annotators_verdict_and_note(windo
     assert evidence.isVisible() and evidence.caller_pages.currentWidget() is evidence.caller_view
     assert html.escape(row.item.caller) in evidence.caller_title.text()
     assert evidence.caller_view.toPlainText().strip() and evidence.caller_view.first_line >= 1
-    sites = evidence.detail.call_sites(ClassifiedEdge(row.item.edge_class, row.item.caller, row.item.callee))
+    sites = evidence.detail.call_sites(row.item.caller, row.item.callee)
     assert evidence.caller_view.marked_lines() == sites  # the call sites, tinted
     assert html.escape(row.item.callee) in evidence.callee_title.text()
     assert f">&nbsp;{row.item.edge_class}&nbsp;<" in evidence.header_label.text()  # the adjudicator sees the class

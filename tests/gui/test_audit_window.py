@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
-from core.audit_sampling import create_audit, sample_size_for_margin
+from core.audit_sampling import create_audit
+from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
 from core.traces import OK, EdgeEvidence, TraceRun
 
@@ -282,12 +283,12 @@ def create(dialog, qtbot):
 
 
 def _call_sites(evidence, item):
-    from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetailLoader
+    from traceeval_gui.models.instance_detail import InstanceDetailLoader
 
     detail = InstanceDetailLoader().load(evidence.window().state.workspace, item.instance_key, None)
     if detail.place(item.caller) is None:
         return []
-    return detail.call_sites(ClassifiedEdge("", item.caller, item.callee))
+    return detail.call_sites(item.caller, item.callee)
 
 
 def test_continue_audit_asks_who_you_are_with_the_keyboard(window, state, store, qtbot):

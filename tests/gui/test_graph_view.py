@@ -11,10 +11,11 @@ from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
 from core.graph_layout import NODE_GAP, layered_layout
-from core.overlay import SHOWN_EDGE_LIMIT, VIEW_MODES, classify_edges
-from core.palette import EDGE_STYLES, MODE_CLASSES
+from core.overlay import SHOWN_EDGE_LIMIT, classify_edges
+from core.palette import EDGE_STYLES
+from core.view_modes import CORRECT_CLASSES, VIEW_MODES, view_mode
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
-from traceeval_gui.models.graph_scene import CORRECT_CLASSES, CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
+from traceeval_gui.models.graph_scene import CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
 from traceeval_gui.views.graph_view import LABEL_LIMIT, GraphPanel
 
 KNOWN = "python/calcpad_0001"
@@ -106,7 +107,7 @@ def test_no_node_moves_when_modes_models_or_classes_change(window, state, panel)
     before = _positions(panel)
     for mode in VIEW_MODES:
         state.set_view_mode(mode)
-        for name in MODE_CLASSES[mode]:
+        for name in view_mode(mode).classes:
             state.set_class_shown(name, False)
             assert _positions(panel) == before
             state.set_class_shown(name, True)
@@ -137,13 +138,13 @@ def test_drawn_edges_per_class_are_the_overlay_classification(window, state, pan
             return int(np.sum(geometry.routes.owner == geometry.index[edge]))
         return CURVE_POINTS - 1 if geometry.curved[geometry.index[edge]] else 1
 
-    for name in MODE_CLASSES[mode]:
+    for name in view_mode(mode).classes:
         edges = [e for e, c in expected.items() if c == name]
         segments = sum(segments_of(e) for e in edges)
         assert len(panel.edge_items[name].starts) == segments, name
         button = panel.class_buttons[name]
         assert button.text() == f"{EDGE_STYLES[name].label} {len(edges)}"
-    assert set(panel.class_buttons) == set(MODE_CLASSES[mode])
+    assert set(panel.class_buttons) == set(view_mode(mode).classes)
     assert dict(panel.picture.edges) == expected
 
 
@@ -154,17 +155,17 @@ def test_trace_mode_classes_edges_against_the_trace(state, panel):
     _show_whole(panel, overlay, groups)
     assert panel.mode == "trace"
     assert panel.drawn_edges() == classify_edges(overlay, "trace")
-    assert set(panel.drawn_edges().values()) == set(MODE_CLASSES["trace"])
+    assert set(panel.drawn_edges().values()) == set(view_mode("trace").classes)
 
 
 def test_a_mode_without_its_inputs_falls_back_to_the_truth_and_says_so(window, state, panel):
     _show(state, key="python/ledgerlite_0002")  # no answer from the weak model
     assert panel.mode == "truth" and not panel.banner.isHidden()
-    assert f"{WEAK} has no prediction" in panel.banner.text()
+    assert panel.banner.text() == f"Showing the ground truth: {WEAK} has no result for this program."
     assert set(panel.drawn_edges().values()) == {"truth"}
     state.select_instance(KNOWN)
     state.set_view_mode("trace")  # the demo workspace has no trace runs
-    assert panel.mode == "truth" and "No trace run" in panel.banner.text()
+    assert panel.mode == "truth" and "no trace run is stored for this program" in panel.banner.text()
     state.set_view_mode("model")
     assert panel.mode == "model" and panel.banner.isHidden()
 

@@ -177,7 +177,7 @@ def graph_shows(mode: str):
 
 
 def next_graph_mode(window, qtbot, tmp_path):
-    from core.overlay import VIEW_MODES
+    from core.view_modes import VIEW_MODES
 
     before = window.state.view_mode
     press(window, qtbot, "View › Next Graph Mode")
@@ -186,11 +186,11 @@ def next_graph_mode(window, qtbot, tmp_path):
 
 def toggle_class(index: int):
     def check(window, qtbot, tmp_path, path):
-        from core.palette import MODE_CLASSES
+        from core.view_modes import VIEW_MODE_TABLE
 
-        mode = next(m for m, classes in MODE_CLASSES.items() if len(classes) > index)
+        mode = next(m for m, view in VIEW_MODE_TABLE.items() if len(view.classes) > index)
         window.state.set_view_mode(mode)
-        name = MODE_CLASSES[mode][index]
+        name = VIEW_MODE_TABLE[mode].classes[index]
         press(window, qtbot, path)
         assert name in window.state.hidden_classes
         press(window, qtbot, path)

@@ -54,7 +54,7 @@ def test_the_command_line_knows_its_version_and_scores_the_demo(built, tmp_path)
     assert result.returncode == 0, result.stderr
     table = json.loads(result.stdout)
     assert {row["model"] for row in table["rows"]} == {"illustrative-strong", "illustrative-weak"}
-    assert table["scorer_version"] == SCORER_VERSION  # the app hashes the same scoring sources
+    assert table["scorer_version"] == SCORER_VERSION  # the app scores with the same scorer version
     assert run_user_command(app, "traceeval", "validate", tmp_path=tmp_path).returncode == 0
 
 

@@ -11,9 +11,10 @@ from core.errors import UsageError
 from core.evidence import load_instance, render_evidence
 from core.graph_export import to_dot, to_graphml, to_json, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
-from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, VIEW_MODES, \
-    counts_of, rank_differences
+from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, counts_of, \
+    rank_differences
 from core.palette import EDGE_STYLES
+from core.view_modes import VIEW_MODES
 from core.scoring import NormalisedTruths, instance_counts
 from core.rules import rules_title
 from traceeval_gui.commands.common import instance_arg, instance_key_of, model_names, modes_from, open_workspace, \
@@ -228,9 +229,9 @@ def graph_export(args) -> int:
         key = instance_key_of(ws, args.instance)
         models = _default_models(ws, args.model, args.model_b, args.mode)
         loaded = load_instance(ws, key, models, modes_from(args), rules_from(args))
-    shown = loaded.shown_mode(args.mode)
-    if shown != args.mode:
-        print(f"traceeval: warning: {_fallback_reason(loaded, args.mode)}; showing the ground truth", file=sys.stderr)
+    _, why = loaded.effective_mode(args.mode, loaded.instance.key)
+    if why:
+        print(f"traceeval: warning: {why}; showing the ground truth", file=sys.stderr)
     text = GRAPH_FORMATS[fmt](loaded.picture(args.mode))
     return write_output(text, args.output)
 
@@ -250,19 +251,6 @@ def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> 
     return [n for n in (model_a, model_b) if n]
 
 
-def _fallback_reason(loaded, mode: str) -> str:
-    key = loaded.instance.key
-    if mode == "trace":
-        return f"no trace run is stored for {key}"
-    if mode == "compare" and loaded.model_b is None:
-        return "--mode compare needs two models"
-    missing = [name for name in (loaded.model_a, loaded.model_b if mode == "compare" else None)
-               if name and name not in loaded.overlay.models]
-    if not missing:
-        return "no model in the workspace"
-    return f"{' and '.join(missing)} {'have' if len(missing) > 1 else 'has'} no result for {key}"
-
-
 # -- evidence ----------------------------------------------------------------------------------------
 def evidence_packet(args) -> int:
     mode = args.mode or ("compare" if args.model_b else "model")
@@ -272,7 +260,7 @@ def evidence_packet(args) -> int:
         models = _default_models(ws, args.model, args.model_b, mode)
         loaded = load_instance(ws, key, models, modes_from(args), rules_from(args))
     text = render_evidence(loaded, mode)
-    if loaded.shown_mode(mode) != mode:
-        print(f"traceeval: warning: {_fallback_reason(loaded, mode)}; edges are classed by the ground truth",
-              file=sys.stderr)
+    _, why = loaded.effective_mode(mode, loaded.instance.key)
+    if why:
+        print(f"traceeval: warning: {why}; edges are classed by the ground truth", file=sys.stderr)
     return write_output(text, args.output)

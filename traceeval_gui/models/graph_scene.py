@@ -26,6 +26,7 @@ from core.graph_labels import distinct_labels, short_name  # noqa: F401 (short_n
 from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
 from core.graph_routes import route_legs, sample_legs
 from core.model import Edge
+from core.view_modes import CORRECT_CLASSES  # "Errors only" hides them
 
 CURVE_POINTS = 13  # samples of a back edge or a self-loop (12 segments)
 LOOP_WIDTH = LAYER_GAP * 0.3  # scene units: a self-loop bulges this far right of its node (into the gap,
@@ -33,8 +34,6 @@ LOOP_HEIGHT = NODE_GAP * 0.55  # where no node or label is) and this far above a
 ROUTE_THROUGH = LAYER_GAP * 0.12  # half the level run of a routed edge through a layer (core.graph_routes)
 ROUTE_SAMPLES = 6  # segments per curve of a routed edge ...
 ROUTE_SMOOTH_LIMIT = 4000  # ... up to this many route points in a graph; beyond, the curves are chords
-# Classes where the thing drawn is right: "Errors only" hides them.
-CORRECT_CLASSES = frozenset({"TP", "both_right", "agrees", "truth"})
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from core.metrics import EdgeDiff, Scores, instance_scores
-from core.model import Edge, Instance, Node, Prediction
+from core.model import Edge, Prediction
 from core.normalise import MODES
-from core.overlay import InstanceOverlay, ShownPart, build_overlay
-from core.palette import WORST_FIRST
-from core.symbols import SymbolTable, call_site_lines, extract_symbols
+from core.program_view import ParsedProgram, ProgramView, parse_program
 from core.verdicts import Verdict
+from core.view_modes import view_mode
 from core.workspace import Workspace
 
 EDGE_CLASSES = ("TP", "FP", "FN")
@@ -29,18 +29,21 @@ class ClassifiedEdge(NamedTuple):
     callee: str
 
 
-@dataclass
-class InstanceDetail:
-    instance: Instance
-    sources: dict[str, str]  # readable files only
-    unreadable: dict[str, str]  # file -> why it could not be read
-    symbols: SymbolTable
-    overlay: InstanceOverlay
+@dataclass(frozen=True, eq=False)
+class InstanceDetail(ProgramView):
+    """The program (`core.program_view`) under the window's current model."""
+
     model: str | None = None
-    prediction: Prediction | None = None
-    diff: EdgeDiff | None = None
     verdicts: dict[Edge, Verdict] = field(default_factory=dict)  # the newest audit verdict per edge
-    _call_sites: dict[ClassifiedEdge, list[int]] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def prediction(self) -> Prediction | None:
+        return self.predictions.get(self.model) if self.model is not None else None
+
+    @cached_property
+    def diff(self) -> EdgeDiff | None:
+        """The current model's TP / FP / FN; None without a model or its prediction."""
+        return self.overlay.diff(self.model) if self.model is not None else None
 
     @property
     def edges(self) -> tuple[ClassifiedEdge, ...]:
@@ -55,21 +58,11 @@ class InstanceDetail:
     def scores(self) -> Scores | None:
         return instance_scores(self.diff.counts) if self.diff is not None else None
 
-    def place(self, name: str) -> Node | None:
-        """The node a (normalised) name refers to, or None when the program defines nothing like it."""
-        node = self.symbols.place(name)
-        return node if node is not None and node.file in self.sources else None
-
     def classify(self, caller: str, callee: str) -> ClassifiedEdge:
         """The edge as the current model sees it (kind "" when the model neither has it nor misses it)."""
         edge = self.overlay.edge(caller, callee)
         kind = edge.kind(self.model) if edge is not None and self.model in self.overlay.models else None
         return ClassifiedEdge(kind or "", caller, callee)
-
-    @property
-    def shown(self) -> ShownPart:
-        """The bounded part of the overlay the views look at edge by edge, and how much it leaves out."""
-        return self.overlay.shown()
 
     @property
     def shown_edges(self) -> tuple[ClassifiedEdge, ...]:
@@ -100,7 +93,7 @@ class InstanceDetail:
             kinds.add(edges[index].kind(self.model))
             if "FN" in kinds:  # the worst: nothing to look for further
                 break
-        return next((kind for kind in WORST_FIRST["model"] if kind in kinds), "")
+        return next((kind for kind in view_mode("model").worst_first if kind in kinds), "")
 
     def edges_by_caller(self) -> dict[str, list[ClassifiedEdge]]:
         """The shown edges (`shown_edges`) by caller."""
@@ -109,22 +102,13 @@ class InstanceDetail:
             by_caller.setdefault(edge.caller, []).append(edge)
         return by_caller
 
-    def call_sites(self, edge: ClassifiedEdge) -> list[int]:
-        """Lines in the caller's body where it calls the callee: witnessed by the latest trace when it
-        saw the call, else candidates from a static look at the caller's body (approximate)."""
-        if edge not in self._call_sites:
-            evidence = self.overlay.trace_evidence.get((edge.caller, edge.callee))
-            self._call_sites[edge] = list(evidence.lines) if evidence is not None and evidence.lines else \
-                call_site_lines(self.symbols, self.sources, edge.caller, edge.callee)
-        return self._call_sites[edge]
-
 
 class InstanceDetailLoader:
     """Builds `InstanceDetail`s, keeping the parsed sources of recently shown instances."""
 
     def __init__(self, keep: int = 8) -> None:
         self.keep = keep
-        self._parsed: dict[str, tuple[Instance, dict[str, str], dict[str, str], SymbolTable]] = {}
+        self._parsed: dict[str, ParsedProgram] = {}
 
     def clear(self) -> None:
         self._parsed.clear()
@@ -133,28 +117,11 @@ class InstanceDetailLoader:
              annotator: str | None = None) -> InstanceDetail | None:
         """`models`: every loaded model (the overlay lines them all up; `model` is the current one);
         `annotator`: show only their audit verdicts (None: the newest of anyone's)."""
-        parsed = self._parsed.pop(key, None)
+        parsed = self._parsed.pop(key, None) or parse_program(ws, key)
         if parsed is None:
-            instance = ws.instance(key)
-            if instance is None:
-                return None
-            sources, unreadable = instance.read_sources()
-            parsed = (instance, sources, unreadable, extract_symbols(instance.language, sources))
+            return None
         self._parsed[key] = parsed  # most recent last
         while len(self._parsed) > self.keep:
             self._parsed.pop(next(iter(self._parsed)))
-        instance, sources, unreadable, symbols = parsed
-        predictions = {}
-        for name in dict.fromkeys((*models, *([model] if model else []))):
-            prediction = ws.predictions(name, [key]).get(key)
-            if prediction is not None:
-                predictions[name] = prediction
-        runs = ws.run_rows(key)
-        trace = ws.run(runs[0].id) if runs else None
-        overlay = build_overlay(instance, predictions, trace, MODES)
-        detail = InstanceDetail(instance, sources, unreadable, symbols, overlay, model,
-                                verdicts=ws.latest_verdicts(key, annotator))
-        if model is not None:
-            detail.prediction = predictions.get(model)
-            detail.diff = overlay.diff(model)
-        return detail
+        return InstanceDetail.load(ws, key, (*models, *([model] if model else [])), MODES, parsed=parsed, model=model,
+                                   verdicts=ws.latest_verdicts(key, annotator))

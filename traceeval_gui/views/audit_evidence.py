@@ -190,7 +190,7 @@ class AuditEvidencePanel(QWidget):
             self._show_missing(self.caller_pages, self.caller_message, self.caller_title, "Caller", item.caller,
                                "its definition was not found in the program's sources")
         else:
-            sites = self.detail.call_sites(edge)
+            sites = self.detail.call_sites(edge.caller, edge.callee)
             self._show_node(self.caller_pages, self.caller_view, self.caller_title, "Caller", caller, language, sites)
             self.caller_title.setText(self.caller_title.text() + _sites_note(sites, self.finding.seen))
         callee = self.detail.place(item.callee)

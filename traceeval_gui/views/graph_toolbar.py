@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.overlay import VIEW_MODES
 from core.palette import EDGE_STYLES, UNPLACED_COLOUR
-from traceeval_gui.app_state import VIEW_MODE_TITLES
+from core.view_modes import VIEW_MODES, view_mode
 from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
 from traceeval_gui.views.callee_input import FlowLayout
 from traceeval_gui.views.elided_label import ElidedLabel
@@ -53,7 +52,7 @@ class GraphToolbar(QWidget):
         super().__init__(parent)
         self.mode_combo = QComboBox()
         for name in VIEW_MODES:
-            self.mode_combo.addItem(VIEW_MODE_TITLES[name], name)
+            self.mode_combo.addItem(view_mode(name).title, name)
         self.mode_combo.setToolTip("What the edge colours compare (models A and B are chosen in the main toolbar)")
         self.mode_combo.setCurrentIndex(VIEW_MODES.index(mode))
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 
 from core.model import Edge, Node
 from core.overlay import InstanceOverlay
-from core.palette import EDGE_STYLES, MODE_CLASSES
+from core.palette import EDGE_STYLES
+from core.view_modes import view_mode
 from traceeval_gui.views.style import MUTED_TEXT
 
 
@@ -20,7 +21,7 @@ def node_tooltip(name: str, place: Node | None, file: str, classes: Mapping[Edge
         lines.append(html.escape(file))
     else:
         lines.append(f"<span style='color:{MUTED_TEXT}'>not defined in the program source</span>")
-    order = MODE_CLASSES[mode]
+    order = view_mode(mode).classes
     out = Counter(c for (a, _), c in classes.items() if a == name)
     into = Counter(c for (_, b), c in classes.items() if b == name)
     for title, counts in (("calls", out), ("called by", into)):

@@ -28,12 +28,12 @@ from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
-from core.graph_export import MODE_TITLES, GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
+from core.graph_export import GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
 from core.graph_layout import GraphLayout, layered_layout
 from core.model import Edge, Node
 from core.overlay import InstanceOverlay, ShownPart, classify_edges
 from core.graph_labels import distinct_labels
-from core.palette import MODE_CLASSES, WORST_FIRST
+from core.view_modes import CORRECT_CLASSES, effective_mode, view_mode
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_focus import (
     FOCUS_NODES,
@@ -43,7 +43,7 @@ from traceeval_gui.models.graph_focus import (
     fold_classes,
     folded_label,
 )
-from traceeval_gui.models.graph_scene import CORRECT_CLASSES, EdgeGeometry, filter_graph, short_name
+from traceeval_gui.models.graph_scene import EdgeGeometry, filter_graph, short_name
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.file_dialogs import save_file_name
 from traceeval_gui.views.graph_canvas import LABEL_LIMIT, GraphCanvasView
@@ -430,23 +430,10 @@ class GraphPanel(QWidget):
 
     def _effective_mode(self) -> tuple[str, str]:
         """(mode drawn, why it differs from the requested one)."""
-        overlay, mode = self._graph.overlay, self.state.view_mode
-        a, b = self.state.model, self.state.compare_model
-        if mode == "model" and a not in overlay.models:
-            return "truth", (f"{a or 'No model'} has no prediction for this program: showing the ground truth."
-                             if a else "No model selected: showing the ground truth.")
-        if mode == "compare":
-            missing = [m for m in (a, b) if m not in overlay.models]
-            if b is None:
-                return "truth", "Choose model B to compare: showing the ground truth."
-            if a == b:
-                return "truth", "Model A and model B are the same: showing the ground truth."
-            if missing:
-                return "truth", (f"{', '.join(str(m) for m in missing)} has no prediction for this program: "
-                                 "showing the ground truth.")
-        if mode == "trace" and overlay.trace is None:
-            return "truth", "No trace run for this program yet: showing the ground truth."
-        return mode, ""
+        overlay = self._graph.overlay
+        mode, why = effective_mode(self.state.view_mode, self.state.model, self.state.compare_model, overlay.models,
+                                   overlay.trace is not None)
+        return mode, f"Showing the ground truth: {why}." if why else ""
 
     # -- rebuilding (never the layout) ----------------------------------------------------
     def _reclassify(self) -> None:
@@ -459,7 +446,7 @@ class GraphPanel(QWidget):
         self._classes = classify_edges(overlay, mode, a, b, self._graph.shown.edges)
         if mode != self._mode:
             self._mode = mode
-            self.toolbar.set_classes(MODE_CLASSES[mode], self.state.hidden_classes)
+            self.toolbar.set_classes(view_mode(mode).classes, self.state.hidden_classes)
         self.banner.setText(why)
         self.banner.setVisible(bool(why))
         names = {"model": f"A: {a or 'none'}", "compare": f"A: {a or 'none'} · B: {b or 'none'}"}
@@ -478,7 +465,7 @@ class GraphPanel(QWidget):
         focus = tuple(name for name in self._focus if name in graph.rows)
         classes = self._classes
         if graph.focused is not None:
-            classes = fold_classes(classes, graph.focused, WORST_FIRST[self._mode])
+            classes = fold_classes(classes, graph.focused, view_mode(self._mode).worst_first)
         self._drawn, self._shown = filter_graph(classes, graph.rows, hidden, errors_only, hops, focus)
         self.plot.draw(self._drawn, self._shown)
         self._show_selection()
@@ -526,12 +513,12 @@ class GraphPanel(QWidget):
     def _update_picture(self) -> None:
         graph = self._graph
         a, b = self.state.model, self.state.compare_model
-        title = f"{graph.title}: " + MODE_TITLES[self._mode].format(a=a or "model A", b=b or "model B")
+        title = f"{graph.title}: " + view_mode(self._mode).heading.format(a=a or "model A", b=b or "model B")
         if graph.shown.omitted_edges:
             title = f"{title} ({graph.shown.summary()})"  # as core.graph_export.picture_for says it
         hidden = frozenset(self.state.hidden_classes) | (CORRECT_CLASSES if self.toolbar.errors_only else frozenset())
         self.picture = GraphPicture(title, self._mode, graph.layout, graph.groups, dict(self._drawn), graph.overlay,
-                                    a, b, hidden & set(MODE_CLASSES[self._mode]), graph.shown.omitted_edges)
+                                    a, b, hidden & set(view_mode(self._mode).classes), graph.shown.omitted_edges)
 
     def _node_tooltip(self, name: str) -> str:
         graph = self._graph

@@ -13,13 +13,12 @@ from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMai
     QProgressBar, QSizePolicy, QSplitter, QStyle, QTabWidget, QToolBar, QWidget
 
 from core.errors import TraceEvalError
-from core.overlay import VIEW_MODES
-from core.palette import MODE_CLASSES
 from core.rules import PAPER
+from core.view_modes import VIEW_MODES, view_mode
 from core.wording import count
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS
-from traceeval_gui.app_state import VIEW_MODE_TITLES, AppState
+from traceeval_gui.app_state import AppState
 from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
 from traceeval_gui.session import RecentDataset, Session
 from traceeval_gui.views.answer_panel import AnswerPanel
@@ -231,7 +230,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         mode_menu = view_menu.addMenu("&Graph Shows")
         for mode in VIEW_MODES:
-            mode_menu.addAction(action(self, VIEW_MODE_TITLES[mode],
+            mode_menu.addAction(action(self, view_mode(mode).title,
                                        lambda _=False, m=mode: self.state.set_view_mode(m)))
         view_menu.addAction(action(self, "Next Graph &Mode", self._on_next_mode_triggered, "Ctrl+G",
                                    "Cycle what the graph compares: model A, A vs B, trace, truth"))
@@ -444,7 +443,7 @@ class MainWindow(QMainWindow):
         if key != self._tracing or key != self.state.instance_key:
             return
         self.state.set_view_mode("trace")
-        self._on_panel_message(f"Graph: {VIEW_MODE_TITLES['trace']}, the run just stored (Ctrl+G: the next mode)")
+        self._on_panel_message(f"Graph: {view_mode('trace').title}, the run just stored (Ctrl+G: the next mode)")
 
     def _on_state_model_selected(self, model: str) -> None:
         _set_combo_data(self.model_combo, model or None)
@@ -608,8 +607,8 @@ class MainWindow(QMainWindow):
     def _on_next_mode_triggered(self) -> None:
         modes = list(VIEW_MODES)
         self.state.set_view_mode(modes[(modes.index(self.state.view_mode) + 1) % len(modes)])
-        self._on_panel_message(f"Graph: {VIEW_MODE_TITLES[self.state.view_mode]} "
-                               f"(Alt+1…{len(MODE_CLASSES[self.state.view_mode])} toggle its classes)")
+        self._on_panel_message(f"Graph: {view_mode(self.state.view_mode).title} "
+                               f"(Alt+1…{len(view_mode(self.state.view_mode).classes)} toggle its classes)")
 
     def _on_find_triggered(self) -> None:
         focus = QApplication.focusWidget()

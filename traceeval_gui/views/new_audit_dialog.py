@@ -12,7 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, \
     QFormLayout, QHBoxLayout, QLabel, QLineEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
 
-from core.audit_sampling import PROGRAM_STRATA, sample_size_for_margin
+from core.audit_sampling import PROGRAM_STRATA
+from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, \
     blind_by_default, population_phrase

@@ -17,7 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from core.model import LANGUAGE_TITLES
-from core.palette import WORST_FIRST
+from core.view_modes import view_mode
 from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge, InstanceDetail
@@ -185,7 +185,7 @@ class SourceView(QWidget):
             self._show_notice(detail, f"{edge.caller} is not defined in this program's source")
             return
         self._show_notice(detail)
-        call_sites = tuple(detail.call_sites(edge))
+        call_sites = tuple(detail.call_sites(edge.caller, edge.callee))
         callee = detail.place(edge.callee)
         callee_view = self.file_view(callee.file) if callee is not None and callee.kind != "module" else None
         if callee_view is not None:
@@ -246,7 +246,7 @@ class SourceView(QWidget):
             if node.kind == "module":
                 by_line: dict[int, list[ClassifiedEdge]] = {}
                 for edge in edges:
-                    for line in detail.call_sites(edge):
+                    for line in detail.call_sites(edge.caller, edge.callee):
                         by_line.setdefault(line, []).append(edge)
                 for line, line_edges in by_line.items():
                     _add_mark(marks[node.file], line, line_edges, f"{caller} (module level)")
@@ -313,7 +313,7 @@ def _add_mark(marks: dict[int, LineMark], line: int, edges: list[ClassifiedEdge]
     old = marks.get(line)
     present = set(old.kinds if old else ()) | {edge.kind for edge in edges}
     kinds = tuple(kind for kind in EDGE_CLASSES if kind in present)
-    tint = next(kind for kind in WORST_FIRST["model"] if kind in present)
+    tint = next(kind for kind in view_mode("model").worst_first if kind in present)
     rows = [f"<span style='color:{EDGE_COLOURS[e.kind]}'><b>{e.kind}</b></span>&nbsp;→ {html.escape(e.callee)}"
             for e in edges[:TOOLTIP_EDGES]]
     if len(edges) > TOOLTIP_EDGES:
@@ -324,5 +324,5 @@ def _add_mark(marks: dict[int, LineMark], line: int, edges: list[ClassifiedEdge]
     counts = dict(old.counts) if old is not None else {}
     for edge in edges:
         counts[edge.kind] = counts.get(edge.kind, 0) + 1
-    ordered = tuple((kind, counts[kind]) for kind in WORST_FIRST["model"] if kind in counts)
+    ordered = tuple((kind, counts[kind]) for kind in view_mode("model").worst_first if kind in counts)
     marks[line] = LineMark(kinds, tint, tooltip, ordered)
