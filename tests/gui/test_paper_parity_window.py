@@ -148,7 +148,7 @@ def test_run_model_sends_the_releases_words_and_records_them(window, state, qtbo
             qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
 
         seen = in_modal_dialog(qtbot, fill)
-        with qtbot.waitSignal(state.dataset_opened, timeout=TIMEOUT_MS + OPEN_TIMEOUT_MS):
+        with qtbot.waitSignal(state.answers_settled, timeout=TIMEOUT_MS + OPEN_TIMEOUT_MS):
             menu_action(window, "Model", "Run Model…").trigger()
         assert "left open" not in seen
         bodies = [request.body for request in server.chat_requests()]
