@@ -30,7 +30,6 @@ from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 from core.model import LANGUAGE_TITLES, Instance
 from core.prompt_wording import RELEASE, STUDIO_WORDING, PromptWording
 from core.rules import DEFAULT_RULES, PAPER, rules_title
-from core.symbols import javascript as js_symbols, python as py_symbols
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
 CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
@@ -171,6 +170,8 @@ def studio_questions(language: str, keys: Sequence[str], files: Sequence[str]) -
     """One question per key, in key order (not numbered)."""
     if language == "java":
         return [f"What are the target functions invoked by {key} in the {java_class(key)} class?" for key in keys]
+    from core.symbols import javascript as js_symbols, python as py_symbols  # tree-sitter: not for every command
+
     module_name = py_symbols.module_name if language == "python" else js_symbols.module_name
     modules = sorted(((module_name(path), path) for path in files), key=lambda pair: -len(pair[0]))
     out = []

@@ -24,8 +24,6 @@ import secrets
 import stat
 from pathlib import Path
 
-from core.workspace_db import in_use_by_sqlite
-
 MiB = 1024 * 1024
 MAX_SOURCE_BYTES = 4 * MiB  # a program source file; the released ones are far below 1 MiB
 MAX_GROUND_TRUTH_BYTES = 64 * MiB  # callgraph.json
@@ -60,6 +58,16 @@ class Refused:
 
     def __repr__(self) -> str:
         return f"Refused({self.reason!r})"
+
+
+def in_use_by_sqlite(path: str | Path) -> bool:
+    """Whether `path` is a database some process has open in WAL mode (its `-wal`/`-shm` are there), or one
+    of those files: opening it other than through a connection (core/workspace_db.py) could drop that process's
+    locks. Decided from names alone, so asking never opens anything."""
+    name = str(path)
+    if name.endswith(("-wal", "-shm", "-journal")):
+        return True
+    return os.path.lexists(f"{name}-wal") or os.path.lexists(f"{name}-shm")
 
 
 def read_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> bytes:

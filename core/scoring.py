@@ -19,7 +19,6 @@ from fnmatch import fnmatch
 from typing import Iterable, Mapping, Sequence
 
 from core.answers import scored_graph
-from core.stats import bootstrap_intervals
 from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
     micro_scores, sum_counts
 from core.model import LANGUAGES
@@ -212,6 +211,8 @@ def table_row(model: str, illustrative: bool, rows: Sequence[InstanceRow], count
         samples[language] = scored
     average_ci = None
     if confidence:
+        from core.stats import bootstrap_intervals  # numpy, only for --ci
+
         intervals = bootstrap_intervals({lang: samples[lang] for lang in averaged}, confidence, resamples,
                                         seed=_seed(seed, model, group))
         per_language = {lang: (_with_ci(res, intervals.get(lang))) for lang, res in per_language.items()}

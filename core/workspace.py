@@ -20,8 +20,6 @@ from core.problems import Problem
 from core.traces import TraceRun
 from core.user_folders import workspace_dir
 from core.verdicts import Verdict, now_iso
-from core.workspace_db import WorkspaceDatabase
-from core.workspace_schema import MIGRATIONS, latest_version
 
 ROW_COLUMNS = ("key, id, language, split, repo, folder, files, entry_point, functions, edges, lines, "
                "source_url, original_file")
@@ -70,6 +68,8 @@ class Workspace:
     Other processes may use the same file at once (see core/workspace_db.py)."""
 
     def __init__(self, path: str | Path):
+        from core.workspace_db import WorkspaceDatabase
+
         self.path = Path(path).expanduser()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +96,11 @@ class Workspace:
         self.close()
 
     # -- schema ---------------------------------------------------------------------------
+    # sqlite-utils (the database class, the schema steps) is imported when a workspace is opened, not with this
+    # module: commands that open none start without it (tests/test_cli_startup.py).
     def _migrate(self) -> None:
+        from core.workspace_schema import MIGRATIONS
+
         if not self._pending_steps():
             return
         with self.db.atomic():  # one process upgrades; the others wait for it, then find nothing to do
@@ -105,6 +109,8 @@ class Workspace:
 
     def _pending_steps(self) -> bool:
         """Whether schema steps are missing; WorkspaceError for a file that is no workspace of this version."""
+        from core.workspace_schema import MIGRATIONS
+
         try:
             applied = [m.name for m in MIGRATIONS.applied(self.db)]
             tables = self.db.table_names()
@@ -123,6 +129,8 @@ class Workspace:
 
     @property
     def schema_version(self) -> int:
+        from core.workspace_schema import MIGRATIONS
+
         return len(MIGRATIONS.applied(self.db))
 
     # -- settings -------------------------------------------------------------------------
@@ -478,5 +486,4 @@ def _chunks(items: list, size: int) -> Iterator[list]:
         yield items[start:start + size]
 
 
-__all__ = ["Workspace", "InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "default_workspace_path",
-           "latest_version"]
+__all__ = ["Workspace", "InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "default_workspace_path"]

@@ -11,7 +11,8 @@ The window and any number of `traceeval` processes use one workspace at once, so
 
 SQLite also drops all of a process's POSIX locks on the file when the process closes any descriptor of it,
 after which another process may checkpoint and delete the WAL under this one's live connection. So
-nothing may open these files except through a connection made here (see traceeval_gui/views/file_dialogs.py).
+nothing may open these files except through a connection made here (`core.safe_files.in_use_by_sqlite` tells
+them apart; see traceeval_gui/views/file_dialogs.py).
 """
 from __future__ import annotations
 
@@ -37,16 +38,6 @@ T = TypeVar("T")
 class WorkspaceBusyError(WorkspaceError, sqlite3.OperationalError):
     """Another process kept the file locked for longer than a connection waits. Both a `WorkspaceError` (the
     CLI prints it as one line) and a `sqlite3.OperationalError` (code that expects SQLite's errors catches it)."""
-
-
-def in_use_by_sqlite(path: str | Path) -> bool:
-    """Whether `path` is a database some process has open in WAL mode (its `-wal`/`-shm` are there), or one
-    of those files: opening it other than through a connection could drop that process's locks. Decided
-    from names alone, so asking never opens anything."""
-    name = str(path)
-    if name.endswith(("-wal", "-shm", "-journal")):
-        return True
-    return os.path.lexists(f"{name}-wal") or os.path.lexists(f"{name}-shm")
 
 
 def lock_wait_s() -> float:

@@ -1,5 +1,10 @@
 """The `traceeval` command: every workbench action, headless. Qt is never imported here.
 
+Every command's arguments are set up at each start, so the command modules import at their head only
+what argument set-up needs; a handler imports the heavy parts it uses (the model client, the drawing
+stack, sqlite-utils through an opened workspace) when it runs. tests/test_cli_startup.py checks this,
+tests/bench/bench_cli_startup.py times it.
+
 Exit codes: 0 success, 1 the command ran and found problems (validate, missing data),
 2 bad input (a one-line message naming the file and the problem), 130 interrupted.
 """

@@ -21,7 +21,6 @@ from core.baseline import refresh_baseline_predictions
 from core.errors import UsageError
 from core.scoring import parse_languages
 from core.verdicts import LABEL_TITLES, LABELS
-from core.workspace_merge import merge_workspace
 from traceeval_gui.commands.common import modes_from, open_workspace, parse_option
 
 REPORT_FORMATS = ("md", "json", "csv")
@@ -259,6 +258,8 @@ def export_report(args) -> int:
 
 
 def merge_command(args) -> int:
+    from core.workspace_merge import merge_workspace  # opens a second database (sqlite-utils)
+
     ws, _ = open_workspace(args)
     with ws:
         result = merge_workspace(ws, args.other)

@@ -6,13 +6,12 @@ import json
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.answer_cache import AnswerCache
 from core.answers import answer_lines, unanswered_questions
 from core.dry_run import dry_run
 from core.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.errors import UsageError
-from core.llm_runner import RunReport, pending_keys, run_model
 from core.normalise import MODES
 from core.prices import PriceTable
 from core.prompt_wording import wording_label
@@ -24,6 +23,8 @@ from core.tables import render_table
 from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_arg, instance_key_of, model_names, \
     open_workspace, release_option, rules_option, run_settings, selection_from, sigint_sets, wording_from
 
+if TYPE_CHECKING:
+    from core.llm_runner import RunReport
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
@@ -120,6 +121,8 @@ def show_prompt(args) -> int:
 
 
 def predict_command(args) -> int:
+    from core.llm_runner import pending_keys  # the runner brings the model client (openai)
+
     settings = run_settings(args, name=args.name or "", concurrency=args.jobs)
     prices = PriceTable.load(Path(args.prices)) if args.prices else None
     ws, _ = open_workspace(args)
@@ -174,6 +177,9 @@ def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | No
 
 def _run_with_interrupt(ws, settings, keys, prices, redo, wording) -> RunReport:
     """Ctrl-C asks the runner to stop (answers already stored stay); a second Ctrl-C exits at once."""
+    from core.answer_cache import AnswerCache
+    from core.llm_runner import run_model
+
     cancel = threading.Event()
     progress = ProgressLine(settings.stored_name, minimum_total=1)
     with sigint_sets(cancel):

@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
-from core.evidence import load_instance, render_evidence
-from core.graph_export import to_dot, to_graphml, to_json, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
 from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, counts_of, \
     rank_differences
@@ -20,7 +18,7 @@ from core.rules import rules_title
 from traceeval_gui.commands.common import instance_arg, instance_key_of, model_names, modes_from, open_workspace, \
     rules_from, selection_from, write_output
 
-GRAPH_FORMATS = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}
+GRAPH_FORMATS = ("svg", "dot", "graphml", "json")
 GRAPH_SUFFIXES = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".graphml": "graphml", ".json": "json"}
 CLASS_ORDER = (ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG, BOTH_RIGHT)  # differences first
 TEXT_TOP = 20  # rows of the text table unless --top says otherwise
@@ -63,7 +61,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
     graph.add_argument("--model", help="model A (default: the first model in the workspace)")
     graph.add_argument("--model-b", help="model B for --mode compare (default: the next model)")
     graph.add_argument("--mode", choices=VIEW_MODES, default="model", help="how edges are classed (default: model)")
-    graph.add_argument("--format", choices=tuple(GRAPH_FORMATS),
+    graph.add_argument("--format", choices=GRAPH_FORMATS,
                        help="output format (default: from the -o file's suffix, else svg)")
     graph.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     modes_args(graph)
@@ -157,6 +155,8 @@ def compare_models(args) -> int:
 
 
 def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> int:
+    from core.evidence import load_instance  # the program's bundle: pygments, tree-sitter, networkx
+
     loaded = load_instance(ws, key, [args.model_a, args.model_b], modes, rules)
     overlay = loaded.overlay
     missing = [name for name in (args.model_a, args.model_b) if name not in overlay.models]
@@ -223,6 +223,9 @@ def _scores_dict(counts) -> dict[str, float]:
 
 # -- graph -------------------------------------------------------------------------------------------
 def graph_export(args) -> int:
+    from core.evidence import load_instance
+    from core.graph_export import to_dot, to_graphml, to_json, to_svg
+
     fmt = args.format or (GRAPH_SUFFIXES.get(Path(args.output).suffix.lower()) if args.output else None) or "svg"
     ws, _ = open_workspace(args, args.dataset)
     with ws:
@@ -232,7 +235,8 @@ def graph_export(args) -> int:
     _, why = loaded.effective_mode(args.mode, loaded.instance.key)
     if why:
         print(f"traceeval: warning: {why}; showing the ground truth", file=sys.stderr)
-    text = GRAPH_FORMATS[fmt](loaded.picture(args.mode))
+    write = {"svg": to_svg, "dot": to_dot, "graphml": to_graphml, "json": to_json}[fmt]
+    text = write(loaded.picture(args.mode))
     return write_output(text, args.output)
 
 
@@ -253,6 +257,8 @@ def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> 
 
 # -- evidence ----------------------------------------------------------------------------------------
 def evidence_packet(args) -> int:
+    from core.evidence import load_instance, render_evidence
+
     mode = args.mode or ("compare" if args.model_b else "model")
     ws, _ = open_workspace(args, args.dataset)
     with ws:

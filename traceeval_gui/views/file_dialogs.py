@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileInfo
 from PySide6.QtWidgets import QDialog, QFileDialog, QFileIconProvider, QMessageBox, QPushButton, QWidget
 
-from core.workspace_db import in_use_by_sqlite
+from core.safe_files import in_use_by_sqlite
 
 SAFE_OPTIONS = QFileDialog.Option.DontUseNativeDialog | QFileDialog.Option.DontUseCustomDirectoryIcons
 
