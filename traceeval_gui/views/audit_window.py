@@ -14,7 +14,7 @@ import html
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QCloseEvent, QColor, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, \
-    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget
+    QProgressBar, QPushButton, QSizePolicy, QTableView, QVBoxLayout, QWidget
 
 from core.audit_store import AuditStore
 from core.audits import Audit, AuditItem, EdgeRef, label_fits, not_exercised_everywhere, population_phrase
@@ -23,6 +23,7 @@ from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel, restyle
+from traceeval_gui.views.form_parts import pane_splitter
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.window_layout import fit_on_screen
@@ -249,20 +250,13 @@ class AuditWindow(QMainWindow):
         self.done_label.hide()
 
         self.table.setMinimumWidth(520)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
         right = QWidget()  # the done line sits above the evidence: showing it never moves the list
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(0)
         right_layout.addWidget(self.done_label)
         right_layout.addWidget(self.evidence, 1)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([580, 820])
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(6)
+        splitter = pane_splitter(Qt.Orientation.Horizontal, (self.table, right), (2, 3), (580, 820))
 
         content = QWidget()
         layout = QVBoxLayout(content)
