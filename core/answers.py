@@ -166,7 +166,6 @@ def scored_graph(prediction: Prediction, keys: Sequence[str], rules: str = DEFAU
 
 # -- every line of a response, for display ---------------------------------------------------
 ANSWER, SUPERSEDED, OUT_OF_RANGE, IGNORED = "answer", "superseded", "out_of_range", "ignored"
-LINE_KINDS = (ANSWER, SUPERSEDED, OUT_OF_RANGE, IGNORED)
 # Lines the parser does not read although a person would: "1) a", "**1.** a", "(1) a", "[1] a", "1: a", "2 . a".
 _NUMBERED_LOOKALIKE = re.compile(r"^\s*(?:[-*_#>]+\s*)?[(\[]?\s*\d+\s*(?:[.)\]:]|[*_]+\s*[.):])")
 

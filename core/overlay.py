@@ -23,7 +23,6 @@ BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG = "both_right", "only_a_right
 COMPARE_CLASSES = (BOTH_RIGHT, ONLY_A_RIGHT, ONLY_B_RIGHT, BOTH_WRONG)
 # Trace vs ground truth.
 TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY = "agrees", "trace_only", "truth_only"
-TRACE_CLASSES = (TRACE_AGREES, TRACE_ONLY, TRUTH_ONLY)
 
 
 SHOWN_EDGE_LIMIT = 2000  # edges a view draws or lists; beyond it "… and K more" (scores still count every edge)
@@ -103,9 +102,6 @@ class InstanceOverlay:
 
     def model_edges(self, model: str) -> frozenset[Edge]:
         return frozenset(e.edge for e in self.edges if model in e.models)
-
-    def trace_edges(self) -> frozenset[Edge]:
-        return frozenset(e.edge for e in self.edges if e.traced)
 
     def diff(self, model: str) -> EdgeDiff | None:
         """The model's TP / FP / FN (the same numbers as scoring); None without a prediction."""

@@ -74,10 +74,6 @@ class MergeConflict:
     there: ConflictSide  # the merged workspace's state
     stands: str  # "here" | "there"
 
-    @property
-    def standing(self) -> ConflictSide:
-        return self.here if self.stands == "here" else self.there
-
     def describe(self) -> str:
         """One line: what differs and which one now stands."""
         what = f"{self.ref.instance_key} {self.ref.caller}" + (f" -> {self.ref.callee}" if self.ref.callee else "")

@@ -218,16 +218,3 @@ class ImportResultsJob(Job):
             return import_results(ws, self.paths, self.model)  # it reads every results file below a folder
 
 
-class ScoreTableJob(Job):
-    """The paper table for one selection (counts come from the workspace cache when present)."""
-
-    title = "scoring"
-
-    def __init__(self, workspace_path: str | Path, selection: Selection) -> None:
-        super().__init__()
-        self.workspace_path = workspace_path
-        self.selection = selection
-
-    def work(self, progress: Progress) -> ScoreTable:
-        with Workspace(self.workspace_path) as ws:
-            return score_table(ws, selection=self.selection, modes=MODES)

@@ -38,10 +38,6 @@ class Jdk:
     java: Path
     version: str  # e.g. "17.0.15"
 
-    @property
-    def major(self) -> int:
-        return _major(self.version)
-
 
 def _major(version: str) -> int:
     head = version.split(".")[0]

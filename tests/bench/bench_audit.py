@@ -350,7 +350,7 @@ def run(work: Path, scale: float) -> int:
                            lambda: score_table(ws, models, audit_selection(audit), modes=audit.modes))
         table = score_table(ws, models, audit_selection(audit), modes=audit.modes)
         report, report_s = timed(f"audit_report, 2 annotators x {SIZE}, {MODELS} models",
-                                 lambda: audit_report(ws, AUDIT), table_s)
+                             lambda: audit_report(ws, AUDIT), table_s)
         check_report(report, items, alice, carol, table)
         renders = {}
         for fmt in ("md", "json", "csv"):
@@ -398,7 +398,7 @@ def run(work: Path, scale: float) -> int:
                                copy_s, lambda r: r.summary())
         assert not again.changed and again.verdicts_added == 0 and not again.conflicts, again
         assert verdict_rows(ws) == after, "merging the same file twice changed the verdicts"
-        three, three_s = timed(f"  audit_report after the merge, 3 annotators x {SIZE}",
+        three, _ = timed(f"  audit_report after the merge, 3 annotators x {SIZE}",
                                lambda: audit_report(ws, AUDIT), table_s)
         assert three.annotators == ("alice", "bob", "carol"), three.annotators
         assert three.agreement.overall.items == three.agreement.overall.complete_items == SIZE

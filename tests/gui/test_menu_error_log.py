@@ -55,7 +55,8 @@ def short_lock_wait(monkeypatch):
 
 
 @pytest.mark.qt_no_exception_capture
-def test_a_database_error_in_a_slot_is_shown_not_lost(short_lock_wait, window, qtbot, tmp_path):
+@pytest.mark.usefixtures("short_lock_wait")
+def test_a_database_error_in_a_slot_is_shown_not_lost(window, qtbot, tmp_path):
     """The workspace is locked by another process: creating an audit fails, and the window says why."""
     from core.audit_sampling import create_audit
 

@@ -26,7 +26,8 @@ def light_afterwards(qtbot):
     ThemeController().choose("light", remember=False)
 
 
-def test_view_theme_dark_makes_the_window_and_the_edge_rows_dark(window, qtbot, light_afterwards):
+@pytest.mark.usefixtures("light_afterwards")
+def test_view_theme_dark_makes_the_window_and_the_edge_rows_dark(window, qtbot):
     all_menu_items(window)["View › Theme › Dark"].trigger()
     palette = QApplication.palette()
     assert is_dark()
@@ -43,7 +44,8 @@ def test_view_theme_dark_makes_the_window_and_the_edge_rows_dark(window, qtbot, 
     assert not is_dark() and edge_tint("TP").name() == EDGE_TINTS["TP"]
 
 
-def test_the_theme_is_remembered(qtbot, tmp_path, light_afterwards):
+@pytest.mark.usefixtures("light_afterwards")
+def test_the_theme_is_remembered(qtbot, tmp_path):
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     ThemeController(settings).choose("dark")
     assert settings.value(THEME_SETTING) == "dark"
@@ -53,7 +55,8 @@ def test_the_theme_is_remembered(qtbot, tmp_path, light_afterwards):
     assert settings.value(THEME_SETTING) == "dark"  # --theme does not change the remembered choice
 
 
-def test_notes_above_views_take_the_dark_palette(window, qtbot, light_afterwards):
+@pytest.mark.usefixtures("light_afterwards")
+def test_notes_above_views_take_the_dark_palette(window, qtbot):
     from traceeval_gui.views.note_label import NOTE_COLOURS
 
     notes = (window.graph_panel.banner, window.graph_panel.omitted, window.answer_panel.response_note)
@@ -64,7 +67,8 @@ def test_notes_above_views_take_the_dark_palette(window, qtbot, light_afterwards
     assert contrast(QColor(NOTE_COLOURS[False][0]), QColor(NOTE_COLOURS[False][1])) >= 4.5
 
 
-def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot, light_afterwards):
+@pytest.mark.usefixtures("light_afterwards")
+def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot):
     from traceeval_gui.views.answer_text import DARK_COLOURS, LIGHT_COLOURS
 
     window.show_tab("answer")
@@ -81,7 +85,8 @@ def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot, light_afte
     qtbot.waitUntil(lambda: view.colours is LIGHT_COLOURS)
 
 
-def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot, light_afterwards):
+@pytest.mark.usefixtures("light_afterwards")
+def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot):
     from traceeval_gui.views.legend import EdgeLegendView
     from traceeval_gui.views.style import EDGE_COLOURS
 

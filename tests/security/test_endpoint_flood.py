@@ -63,7 +63,8 @@ class FloodServer:
                 prompt = request_prompt_hash(body)
                 try:
                     if prompt == server.flooded:
-                        getattr(self, f"_{server.flood}")()
+                        {"json": self._json, "error": self._error, "declared": self._declared, "sse": self._sse,
+                         "trickle": self._trickle}[server.flood]()
                     else:
                         reply = ok(server.answers[prompt])
                         self.send_response(200)

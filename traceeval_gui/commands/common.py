@@ -135,7 +135,7 @@ def sigint_sets(event: threading.Event, message: str = "stopping: finished answe
         yield
         return
 
-    def handler(signum, frame):
+    def handler(_signum, _frame):
         if event.is_set():
             raise KeyboardInterrupt
         event.set()

@@ -175,7 +175,7 @@ class CompareEdgeFilterProxyModel(QSortFilterProxyModel):
     def set_shown(self, category: str, shown: bool) -> None:
         change_row_filter(self, lambda: (self._shown.add if shown else self._shown.discard)(category))
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+    def filterAcceptsRow(self, source_row: int, _source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         return self.sourceModel().edge_at(source_row).category in self._shown
 
 
@@ -360,7 +360,7 @@ class DifferenceFilterProxyModel(QSortFilterProxyModel):
         """`None` = every split; "" = programs no split file names."""
         change_row_filter(self, lambda: setattr(self, "_split", split))
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+    def filterAcceptsRow(self, source_row: int, _source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         return self.accepts(self.sourceModel().instance_at(source_row))
 
     def accepts(self, row: InstanceRow) -> bool:

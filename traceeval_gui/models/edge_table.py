@@ -71,9 +71,6 @@ class EdgeTableModel(QAbstractTableModel):
     def edge_at(self, row: int) -> ClassifiedEdge:
         return self._rows[row].edge
 
-    def row_at(self, row: int) -> EdgeRow:
-        return self._rows[row]
-
     def row_of(self, edge: ClassifiedEdge) -> int | None:
         return next((i for i, r in enumerate(self._rows) if r.edge[1:] == edge[1:]), None)
 
@@ -216,7 +213,7 @@ class EdgeFilterProxyModel(QSortFilterProxyModel):
         keys = self._keys[1]
         return keys[left.row()] < keys[right.row()]
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+    def filterAcceptsRow(self, source_row: int, _source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         edge = self.sourceModel().edge_at(source_row)
         if edge.kind not in self._shown:
             return False

@@ -294,7 +294,7 @@ class InstanceFilterProxyModel(QSortFilterProxyModel):
         if getattr(self, name) != value:
             change_row_filter(self, lambda: setattr(self, name, value))
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+    def filterAcceptsRow(self, source_row: int, _source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         if not self.filtering:
             return True
         source = self.sourceModel()

@@ -173,16 +173,6 @@ class AuditResultsWindow(QMainWindow):
     def is_computing(self) -> bool:
         return self._job is not None
 
-    def set_audit(self, name: str) -> None:
-        """Show another audit of the workspace."""
-        index = self.audit_combo.findData(name)
-        if index >= 0 and index != self.audit_combo.currentIndex():
-            self.audit_combo.setCurrentIndex(index)
-        elif name != self.audit_name:
-            self.audit_name = name
-            self._show_title()
-            self.refresh()
-
     def refresh(self) -> AuditReportJob | None:
         """Compute the report of the current audit again, in the background."""
         if self.state.workspace is None:

@@ -200,16 +200,15 @@ class BaselineWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         menu = self.menuBar().addMenu("&Answer")
-        self.no_calls_action = self._action(menu, "&No calls", ["Ctrl+0"], self.no_calls)
+        self._action(menu, "&No calls", ["Ctrl+0"], self.no_calls)
         menu.addSeparator()
         self.previous_action = self._action(menu, "&Previous question", ["Ctrl+Up"], self.previous_question)
         self.next_action = self._action(menu, "Ne&xt question", ["Ctrl+Down"], self.next_question)
-        self.unanswered_action = self._action(menu, "Next &unanswered question", ["Ctrl+Return", "Ctrl+Enter"],
-                                              self.next_unanswered)
-        self.previous_program_action = self._action(menu, "Previous p&rogram", ["Ctrl+PgUp"], self.previous_program)
-        self.next_program_action = self._action(menu, "Next pro&gram", ["Ctrl+PgDown"], self.next_program)
+        self._action(menu, "Next &unanswered question", ["Ctrl+Return", "Ctrl+Enter"], self.next_unanswered)
+        self._action(menu, "Previous p&rogram", ["Ctrl+PgUp"], self.previous_program)
+        self._action(menu, "Next pro&gram", ["Ctrl+PgDown"], self.next_program)
         menu.addSeparator()
-        self.source_action = self._action(menu, "&Source / answer", ["F6"], self.toggle_source_focus)
+        self._action(menu, "&Source / answer", ["F6"], self.toggle_source_focus)
         menu.addSeparator()
         self._action(menu, "&Close", ["Ctrl+W"], self.close)
         help_menu = self.menuBar().addMenu("&Help")

@@ -198,9 +198,6 @@ class MetricsPanel(QWidget):
         """The rule set chosen (the paper's unless the studio's is picked)."""
         return self.rules_combo.currentData()
 
-    def set_rules(self, rules: str) -> None:
-        self.rules_combo.setCurrentIndex(self.rules_combo.findData(rules))
-
     def reading(self) -> tuple[str, frozenset[str]]:
         """(rules, modes): what the table and the counts are scored under."""
         return self.rules(), self.modes()

@@ -33,7 +33,6 @@ class ProblemsDock(QDockWidget):
         self.panel = ProblemsPanel()
         self.panel.open_requested.connect(self.open_problem)
         self.setWidget(self.panel)
-        self.file_text_dialog: FileTextDialog | None = None
 
     def show_and_focus(self) -> None:
         """Shown and focused on its first row (the status bar's problem count opens it)."""
@@ -62,7 +61,6 @@ class ProblemsDock(QDockWidget):
             dialog = FileTextDialog(path, root, self.parentWidget())
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.show()
-            self.file_text_dialog = dialog
             return
         what = "a folder" if path.is_dir() else "not there any more"
         self.message.emit(f"No file to open: {problem.path} is {what}")

@@ -29,7 +29,7 @@ from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 from traceeval_gui.views.trace_summary import TraceSummaryView
 from traceeval_gui.views.trace_text import GREY, STATUS_COLOURS, STATUS_DESCRIPTIONS, status_title
 
-SUMMARY_TAB, EDGES_TAB, OUTPUT_TAB, UNRESOLVED_TAB = range(4)
+EDGES_TAB, OUTPUT_TAB, UNRESOLVED_TAB = range(1, 4)  # tab 0 is the summary
 
 
 class TraceRunView(QWidget):

@@ -13,4 +13,3 @@ import os
 
 RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(RUNTIME_DIR, "run.py")
-PRIVATE_NAME = "_traceeval_runtime"
