@@ -95,7 +95,7 @@ def main() -> int:
         root = work / "dataset"
         if not (root / "benchmark").is_dir():
             ids = split_ids(SHARED_SPLITS if SHARED_SPLITS.is_dir() else None, args.scale)
-            _, gen_s = timed("generate synthetic dataset + results", lambda: generate(root, ids, args.models))
+            _, _gen_s = timed("generate synthetic dataset + results", lambda: generate(root, ids, args.models))
             broken = corrupt(root, dict(ids["train"]))  # train programs: the results cover the test split
             print(f"  corrupted on purpose: {', '.join(broken)}")
         total = sum(1 for _ in (root / "benchmark").glob("*/*"))
@@ -111,7 +111,7 @@ def main() -> int:
             print(f"    {problem}")
         ws.close()
         (ws, report), reopen_s = timed("reopen (nothing changed)", lambda: open_dataset(root, workspace))
-        imported, import_s = timed("import 10 models (parse, store, score)", lambda: import_results(
+        imported, _import_s = timed("import 10 models (parse, store, score)", lambda: import_results(
             ws, [root / "results"]))
         print(f"  stored {sum(imported.stored.values()):,} predictions")
 
