@@ -39,11 +39,7 @@ def parse_program(ws: Workspace, key: str) -> ParsedProgram | None:
 
 
 @dataclass(frozen=True, eq=False)
-class ProgramView:
-    instance: Instance
-    sources: dict[str, str]  # readable files only
-    unreadable: dict[str, str]  # file -> why it could not be read
-    symbols: SymbolTable
+class ProgramView(ParsedProgram):
     overlay: InstanceOverlay  # the truth, the given models that answered, the latest trace
     predictions: dict[str, Prediction]  # the given models that answered
     run: RunRow | None  # the latest trace run, if any

@@ -22,16 +22,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import (
-    QButtonGroup,
-    QHBoxLayout,
-    QLabel,
-    QSplitter,
-    QStackedWidget,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from core.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.errors import TraceEvalError
@@ -43,7 +34,7 @@ from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status
 from traceeval_gui.views.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
 from traceeval_gui.views.answer_text import WARNING_TEXT, AnswerTextView, ShownResponse, shown_response
-from traceeval_gui.views.form_parts import layout_widget, titled_pane
+from traceeval_gui.views.form_parts import layout_widget, pane_splitter, titled_pane
 from traceeval_gui.views.note_label import NoteLabel
 from traceeval_gui.views.style import MUTED_TEXT, model_label
 from traceeval_gui.views.trace_text import GREEN
@@ -161,18 +152,13 @@ class AnswerPanel(QWidget):
         self.question_model = QuestionTableModel(self)
         self.question_table = QuestionTableView(self.question_model)
         self.question_table.selectionModel().currentRowChanged.connect(self._on_question_table_current_row_changed)
-        self.answer_splitter = QSplitter(Qt.Orientation.Horizontal)
         above_text = QVBoxLayout()
         above_text.setSpacing(0)
         above_text.addWidget(self.response_note)
         above_text.addWidget(self.problems_label)
-        for label, view in ((layout_widget(above_text), self.text_view), (self.questions_label, self.question_table)):
-            self.answer_splitter.addWidget(titled_pane(label, view))
-        self.answer_splitter.setStretchFactor(0, 3)
-        self.answer_splitter.setStretchFactor(1, 2)
-        self.answer_splitter.setSizes([600, 340])
-        self.answer_splitter.setChildrenCollapsible(False)
-        self.answer_splitter.setHandleWidth(6)
+        self.answer_splitter = pane_splitter(
+            Qt.Orientation.Horizontal, (titled_pane(layout_widget(above_text), self.text_view),
+                                        titled_pane(self.questions_label, self.question_table)), (3, 2), (600, 340))
         self.answer_message = _message_label()
         self.answer_page = QStackedWidget()
         self.answer_page.addWidget(self.answer_message)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from core.audits import AuditItem
 from core.model import LANGUAGE_TITLES, Node
@@ -24,7 +24,7 @@ from core.workspace import Workspace
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.code_view import NumberedCodeView
-from traceeval_gui.views.form_parts import titled_pane
+from traceeval_gui.views.form_parts import pane_splitter, titled_pane
 from traceeval_gui.views.style import MUTED_TEXT, is_dark
 from traceeval_gui.views.trace_text import local_time
 
@@ -139,13 +139,8 @@ class AuditEvidencePanel(QWidget):
         self.callee_view = CodeSpanView()
         self.callee_message = _message_label()
         self.callee_pages = _pages(self.callee_view, self.callee_message)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        for title, pages in ((self.caller_title, self.caller_pages), (self.callee_title, self.callee_pages)):
-            self.splitter.addWidget(titled_pane(title, pages))
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setHandleWidth(6)
+        panes = (titled_pane(self.caller_title, self.caller_pages), titled_pane(self.callee_title, self.callee_pages))
+        self.splitter = pane_splitter(Qt.Orientation.Vertical, panes, (3, 2))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -36,6 +35,7 @@ from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel, restyle
+from traceeval_gui.views.form_parts import pane_splitter
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.style import MUTED_TEXT
 from traceeval_gui.views.window_layout import fit_on_screen
@@ -262,20 +262,13 @@ class AuditWindow(QMainWindow):
         self.done_label.hide()
 
         self.table.setMinimumWidth(520)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
         right = QWidget()  # the done line sits above the evidence: showing it never moves the list
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(0)
         right_layout.addWidget(self.done_label)
         right_layout.addWidget(self.evidence, 1)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([580, 820])
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(6)
+        splitter = pane_splitter(Qt.Orientation.Horizontal, (self.table, right), (2, 3), (580, 820))
 
         content = QWidget()
         layout = QVBoxLayout(content)

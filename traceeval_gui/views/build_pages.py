@@ -50,7 +50,7 @@ from traceeval_gui.views.build_parts import (
     reason_words,
 )
 from traceeval_gui.views.elided_label import ElidedLabel
-from traceeval_gui.views.form_parts import layout_widget, spin_box
+from traceeval_gui.views.form_parts import caption, layout_widget, spin_box
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 from traceeval_gui.views.trace_text import STATUS_COLOURS, status_title
 
@@ -99,13 +99,6 @@ def path_row(edit: QLineEdit, button: QPushButton) -> QWidget:
     row.addWidget(button)
     return widget
 
-
-def caption(text: str) -> QLabel:
-    label = QLabel(text)
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    return label
 
 
 # -- 1. the repository ------------------------------------------------------------------------

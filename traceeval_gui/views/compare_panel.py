@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QSplitter,
     QStackedWidget,
     QTableView,
     QToolButton,
@@ -48,6 +47,7 @@ from traceeval_gui.models.compare_table import (
 )
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.edge_table import fit_checked_text
+from traceeval_gui.views.form_parts import pane_splitter
 from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.views.split_combo import SplitCombo
@@ -179,14 +179,8 @@ class ComparePanel(QWidget):
         right_layout.addWidget(self.difference_table, 1)
         right_layout.addWidget(self.summary)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setHandleWidth(6)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([520, 480])  # the edge names need the room; the ranking fits in less
+        # the edge names need the room; the ranking fits in less
+        self.splitter = pane_splitter(Qt.Orientation.Horizontal, (left, right), (1, 1), (520, 480))
         self.message = QLabel()  # instead of the splitter when there is nothing to compare
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -44,6 +43,7 @@ from core.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel
+from traceeval_gui.views.form_parts import caption, pane_splitter
 from traceeval_gui.views.style import MUTED_TEXT
 
 ROW_ROLE = Qt.ItemDataRole.UserRole  # every cell of a row carries its ItemRow
@@ -75,14 +75,6 @@ def verdicts_html(row: ItemRow) -> str:
                      f"<td style='padding-right:12px; color:{colour}'><b>{html.escape(LABEL_TITLES[verdict.label])}"
                      f"</b></td><td>{note}</td></tr>")
     return f"<table cellspacing='0' cellpadding='2'>{''.join(lines)}</table>"
-
-
-def _heading(text: str) -> QLabel:
-    label = QLabel(text)
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    return label
 
 
 def edge_text(row: ItemRow) -> str:
@@ -193,29 +185,16 @@ class DisagreementsPanel(QWidget):
         form_layout.setContentsMargins(14, 10, 14, 10)
         form_layout.setSpacing(10)
         form_layout.addWidget(self.detail_label)
-        form_layout.addWidget(_heading("Annotators"))
+        form_layout.addWidget(caption("Annotators"))
         form_layout.addWidget(self.verdicts_label)
-        form_layout.addWidget(_heading("Adjudication"))
+        form_layout.addWidget(caption("Adjudication"))
         form_layout.addLayout(form)
         form_layout.addLayout(settle_row)
         form_layout.addWidget(self.message_label)
         form_layout.addStretch(1)
-        self.lower = QSplitter(Qt.Orientation.Horizontal)  # the evidence, and beside it the verdicts and form
-        self.lower.addWidget(self.evidence)
-        self.lower.addWidget(self.form_frame)
-        self.lower.setStretchFactor(0, 3)
-        self.lower.setStretchFactor(1, 2)
-        self.lower.setSizes([820, 560])
-        self.lower.setChildrenCollapsible(False)
-        self.lower.setHandleWidth(6)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.lower)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([200, 600])
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setHandleWidth(6)
+        # the evidence, and beside it the verdicts and form; the disagreements above
+        self.lower = pane_splitter(Qt.Orientation.Horizontal, (self.evidence, self.form_frame), (3, 2), (820, 560))
+        self.splitter = pane_splitter(Qt.Orientation.Vertical, (self.table, self.lower), (1, 3), (200, 600))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

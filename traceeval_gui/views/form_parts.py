@@ -1,7 +1,20 @@
-"""Small widgets and layouts the views share (forms of Run Model and the build wizard, titled panes)."""
+"""Small widgets and layouts the views share (forms of Run Model and the build wizard, titled panes,
+splitters)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QSpinBox, QVBoxLayout, QWidget
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
+
+
+def caption(text: str) -> QLabel:
+    """A bold label naming the part of a form below it."""
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
 
 
 def spin_box(low: int, high: int, value: int, tip: str) -> QSpinBox:
@@ -27,3 +40,18 @@ def titled_pane(title: QWidget, body: QWidget) -> QWidget:
     layout.addWidget(title)
     layout.addWidget(body, 1)
     return layout_widget(layout)
+
+
+def pane_splitter(orientation: Qt.Orientation, panes: Sequence[QWidget], stretch: Sequence[int],
+                  sizes: Sequence[int] = ()) -> QSplitter:
+    """`panes` side by side (or stacked) with a handle wide enough to grab; no pane collapses to nothing.
+    `stretch`: how growth is shared; `sizes`: the first sizes in pixels (none: from the stretch)."""
+    splitter = QSplitter(orientation)
+    for index, pane in enumerate(panes):
+        splitter.addWidget(pane)
+        splitter.setStretchFactor(index, stretch[index])
+    if sizes:
+        splitter.setSizes(list(sizes))
+    splitter.setChildrenCollapsible(False)
+    splitter.setHandleWidth(6)
+    return splitter

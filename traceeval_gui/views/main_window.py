@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QSizePolicy,
-    QSplitter,
     QStyle,
     QTabWidget,
     QToolBar,
@@ -42,6 +41,7 @@ from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.error_log_view import ErrorLogDialog, WindowErrors
 from traceeval_gui.views.export_actions import ExportActions
 from traceeval_gui.views.file_dialogs import existing_directory, open_file_name, open_files_or_folder, save_file_name
+from traceeval_gui.views.form_parts import pane_splitter
 from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
@@ -101,19 +101,8 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setDocumentMode(True)
         for name in TABS:
             self.bottom_tabs.addTab(self.tab_widget(name), TAB_TITLES[name])
-        self.views_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.views_splitter.addWidget(self.source_view)
-        self.views_splitter.addWidget(self.graph_panel)
-        self.views_splitter.setStretchFactor(0, 1)
-        self.views_splitter.setStretchFactor(1, 1)
-        self.right_splitter = QSplitter(Qt.Orientation.Vertical)
-        self.right_splitter.addWidget(self.views_splitter)
-        self.right_splitter.addWidget(self.bottom_tabs)
-        self.right_splitter.setStretchFactor(0, 3)
-        self.right_splitter.setStretchFactor(1, 2)
-        for splitter in (self.views_splitter, self.right_splitter):
-            splitter.setChildrenCollapsible(False)
-            splitter.setHandleWidth(6)
+        self.views_splitter = pane_splitter(Qt.Orientation.Horizontal, (self.source_view, self.graph_panel), (1, 1))
+        self.right_splitter = pane_splitter(Qt.Orientation.Vertical, (self.views_splitter, self.bottom_tabs), (3, 2))
         # Fixed minimums: a splitter otherwise follows its panes' minimum size hints, which change with
         # their content (the graph toolbar in compare mode) and make the handles jump.
         for pane, (width, height) in PANE_MINIMUMS.items():
