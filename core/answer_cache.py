@@ -95,7 +95,7 @@ class AnswerCache:
             self._db.close()
             self._db = None
 
-    def __enter__(self) -> "AnswerCache":
+    def __enter__(self) -> AnswerCache:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -17,8 +17,8 @@ scan (for display) and `parse_answer` is built from its lines, so the two cannot
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from core.model import CallGraph, Prediction
 from core.rules import DEFAULT_RULES, PAPER, STUDIO

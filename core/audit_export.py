@@ -8,13 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Sequence
 
 from core.agreement import Agreement
-from core.audit_reports import CORRECTION_RULE, FP_OUTCOME_TITLES, FP_OUTCOMES, HOWS, AuditReport, Corrections, \
-    ItemRow
+from core.audit_reports import CORRECTION_RULE, FP_OUTCOME_TITLES, FP_OUTCOMES, HOWS, AuditReport, Corrections, ItemRow
 from core.audits import BASELINE_AUDIT, population_phrase
 from core.errors import AuditError
 from core.model import LANGUAGE_TITLES

@@ -15,13 +15,30 @@ from fractions import Fraction
 
 from core.agreement import Agreement, agreement, agreement_by
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, Adjudication, Audit, AuditItem, EdgeRef, FinalVerdict, disagreements, \
-    final_verdicts, human_model_name
+from core.audits import (
+    BASELINE_AUDIT,
+    Adjudication,
+    Audit,
+    AuditItem,
+    EdgeRef,
+    FinalVerdict,
+    disagreements,
+    final_verdicts,
+    human_model_name,
+)
 from core.metrics import Counts, count_edges
 from core.model import LANGUAGES
+from core.scoring import (
+    NormalisedTruths,
+    ScoreTable,
+    Selection,
+    TableRow,
+    instance_counts,
+    instance_diff,
+    score_table,
+    table_row,
+)
 from core.stats import Proportion, StratumCount, plain_proportion, stratified_proportion
-from core.scoring import NormalisedTruths, ScoreTable, Selection, TableRow, instance_counts, instance_diff, \
-    score_table, table_row
 from core.verdicts import LABELS, REAL_CALL, Verdict
 from core.workspace import Workspace
 

@@ -8,12 +8,23 @@ what lets two annotators in separate workspaces audit one sample (`Audit.fingerp
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 from core.audit_store import AuditStore
-from core.audits import AUDIT_KINDS, BASELINE_AUDIT, EDGE_AUDIT, POPULATIONS, STRATA, Audit, AuditItem, \
-    blind_by_default, check_person_name, sample_fingerprint
+from core.audits import (
+    AUDIT_KINDS,
+    BASELINE_AUDIT,
+    EDGE_AUDIT,
+    POPULATIONS,
+    STRATA,
+    Audit,
+    AuditItem,
+    blind_by_default,
+    check_person_name,
+    sample_fingerprint,
+)
 from core.errors import AuditError
 from core.metrics import diff_edges
 from core.model import LANGUAGES

@@ -6,7 +6,7 @@ edge and annotator is its state, which is what makes merging workspaces a plain 
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from core.audits import BASELINE_AUDIT, Adjudication, AnnotatorAnswer, Audit, AuditItem, EdgeRef, check_person_name
 from core.errors import AuditError

@@ -8,8 +8,9 @@ their answers are scored like a model's (`human_model_name`). Storage lives in `
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple
+from typing import NamedTuple
 
 from core.verdicts import LABEL_TITLES, LABELS
 

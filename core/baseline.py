@@ -6,7 +6,7 @@ A question the annotator has not answered yet gets no line: it is reported as un
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.answers import parse_answer
 from core.audit_store import AuditStore

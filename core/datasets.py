@@ -8,16 +8,24 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
 
 from core.entry_points import find_entry_point
 from core.errors import DatasetError
-from core.problems import Problem
 from core.model import LANGUAGES, SOURCE_SUFFIXES, CallGraph, Instance, Provenance, repo_of
-from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_README_BYTES, MAX_SOURCE_BYTES, inside, parse_json, \
-    read_text, refusal, why_unreadable
+from core.problems import Problem
+from core.safe_files import (
+    MAX_GROUND_TRUTH_BYTES,
+    MAX_README_BYTES,
+    MAX_SOURCE_BYTES,
+    inside,
+    parse_json,
+    read_text,
+    refusal,
+    why_unreadable,
+)
 from core.splits import SplitIndex, load_splits
 
 GROUND_TRUTH_FILE = "callgraph.json"
@@ -339,5 +347,14 @@ def shown_path(folder: Path, root: Path | None) -> str:
     return relative if relative != "." else str(folder)
 
 
-__all__ = ["Dataset", "Problem", "ProgramStats", "load_dataset", "load_program", "parse_ground_truth",
-           "detect_layout", "repo_of", "GROUND_TRUTH_FILE"]
+__all__ = [
+    "GROUND_TRUTH_FILE",
+    "Dataset",
+    "Problem",
+    "ProgramStats",
+    "detect_layout",
+    "load_dataset",
+    "load_program",
+    "parse_ground_truth",
+    "repo_of",
+]

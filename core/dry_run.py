@@ -11,9 +11,9 @@ more than the run's max tokens.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import median
-from typing import Callable, Sequence
 
 from core.endpoints import RunSettings
 from core.prices import Price, PriceTable

@@ -65,7 +65,7 @@ class RunSettings:
         return asdict(self)
 
     @classmethod
-    def from_params(cls, params: dict) -> "RunSettings":
+    def from_params(cls, params: dict) -> RunSettings:
         """Settings from `public_params()` output; unknown keys (from a newer version) are ignored."""
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in params.items() if key in known})

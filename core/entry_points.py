@@ -1,7 +1,7 @@
 """Which file a program starts from (docs/benchmark.md "Entry points")."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def find_entry_point(language: str, sources: Mapping[str, str]) -> str:

@@ -27,12 +27,12 @@ from core.graph_export import GraphPicture, picture_for, to_svg
 from core.metrics import INSTANCE_RULE, instance_scores
 from core.model import LANGUAGE_TITLES, Edge, Node
 from core.normalise import MODES
-from core.rules import DEFAULT_RULES, rules_title
 from core.overlay import OverlayEdge, classify_edges, counts_of
 from core.palette import EDGE_STYLES
 from core.program_view import ProgramView, parse_program
-from core.view_modes import VIEW_MODES, effective_mode, view_mode
+from core.rules import DEFAULT_RULES, rules_title
 from core.symbols import call_site_lines
+from core.view_modes import VIEW_MODES, effective_mode, view_mode
 from core.workspace import ModelRow, Workspace
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}

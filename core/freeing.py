@@ -7,7 +7,7 @@ in a Python loop frees the same objects, but the interpreter can hand the GIL ov
 """
 from __future__ import annotations
 
-from typing import MutableMapping, MutableSequence
+from collections.abc import MutableMapping, MutableSequence
 
 
 def free_gradually(*containers: MutableMapping | MutableSequence) -> None:

@@ -132,7 +132,8 @@ def to_dot(picture: GraphPicture) -> str:
         style = EDGE_STYLES[cls]
         lines.append(f"//   {cls}: {style.label}, {style.colour}, {style.dash}, {count}: {_comment(style.description)}")
     lines += ["digraph traceeval {",
-              f"  graph [rankdir=LR, label={_dot_string(picture.title)}, labelloc=t, fontname=\"Helvetica\", nodesep=0.2];",
+              f"  graph [rankdir=LR, label={_dot_string(picture.title)}, labelloc=t, "
+              'fontname="Helvetica", nodesep=0.2];',
               '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
               "  edge [arrowsize=0.7];"]
     members: dict[str, list[str]] = {group: [] for group in colours}
@@ -220,7 +221,8 @@ def to_svg(picture: GraphPicture, width: int | None = None) -> str:
     layout = picture.layout
     colours = file_colours(picture)
     counts = class_counts(picture)
-    ys = np.concatenate([layout.positions[:, 1], *(layout.routes[e][:, 1] for e in picture.edges if e in layout.routes)])
+    ys = np.concatenate([layout.positions[:, 1], *(layout.routes[e][:,
+                                                                    1] for e in picture.edges if e in layout.routes)])
     top, graph_h = (float(ys.min()), float(np.ptp(ys))) if len(ys) else (0.0, 0.0)  # routes may pass above or below
     graph_w = layout.width + NODE_W if layout.nodes else 0.0
     content_w = max(graph_w, 520.0)

@@ -7,6 +7,7 @@ smooth line that goes around nodes instead of through them.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,7 +28,7 @@ def route_legs(start: Point, route: Sequence[Point], end: Point, through: float,
     stops.append(end)
     legs: list[Leg] = []
     last = len(stops) - 2
-    for i, (a, b) in enumerate(zip(stops[:-1], stops[1:])):
+    for i, (a, b) in enumerate(itertools.pairwise(stops)):
         if i % 2 == 1:  # a run through a layer
             legs.append((a, _lerp(a, b, 1 / 3), _lerp(a, b, 2 / 3), b))
             continue

@@ -9,12 +9,20 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from core.datasets import GROUND_TRUTH_FILE, ProgramStats, checked_root, default_splits_dir, detect_layout, \
-    load_program, program_folders, shown_path
+from core.datasets import (
+    GROUND_TRUTH_FILE,
+    ProgramStats,
+    checked_root,
+    default_splits_dir,
+    detect_layout,
+    load_program,
+    program_folders,
+    shown_path,
+)
 from core.errors import DatasetError, WorkspaceError
 from core.model import LANGUAGES, Instance
 from core.problems import Problem

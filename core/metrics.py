@@ -7,8 +7,8 @@ Per-instance scores shown to a person use `INSTANCE_RULE` instead (see `instance
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from core.model import Edge
 
@@ -21,7 +21,7 @@ class Counts:
     fp: int = 0
     fn: int = 0
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
 

@@ -4,9 +4,9 @@ Lines are 1-based and columns 0-based, as editors and tree-sitter (rows + 1) sho
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 
@@ -42,7 +42,7 @@ class CallGraph:
     edges: tuple[Edge, ...] = ()
 
     @classmethod
-    def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> "CallGraph":
+    def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> CallGraph:
         edges: dict[Edge, None] = {}
         for caller, callees in mapping.items():
             for callee in callees:
@@ -50,7 +50,7 @@ class CallGraph:
         return cls(tuple(mapping), tuple(edges))
 
     @classmethod
-    def from_edges(cls, edges: Iterable[Edge], keys: Iterable[str] = ()) -> "CallGraph":
+    def from_edges(cls, edges: Iterable[Edge], keys: Iterable[str] = ()) -> CallGraph:
         ordered = dict.fromkeys(edges)
         all_keys = dict.fromkeys(keys)
         for caller, _ in ordered:

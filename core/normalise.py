@@ -8,7 +8,7 @@ whole paper table), so scoring does one dict lookup per edge end.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from core import normalise_paper, normalise_studio
 from core.model import LANGUAGES, Edge

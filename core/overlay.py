@@ -7,12 +7,12 @@ sources is what the graph view lays out once, so toggling a source never moves a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from core.answers import scored_graph
 from core.metrics import Counts, EdgeDiff, count_edges, instance_scores
 from core.model import Edge, Instance, Prediction
-from core.answers import scored_graph
 from core.normalise import MODES, normalise_edges, normalise_name
 from core.rules import DEFAULT_RULES
 from core.traces import EdgeEvidence, TraceRun
@@ -113,7 +113,7 @@ class InstanceOverlay:
         """The latest trace against the stored ground truth, as TP (agree) / FP (trace only) / FN."""
         return _sorted_diff(self.edges, lambda edge: edge.traced) if self.trace is not None else None
 
-    def shown(self, limit: int = SHOWN_EDGE_LIMIT) -> "ShownPart":
+    def shown(self, limit: int = SHOWN_EDGE_LIMIT) -> ShownPart:
         """The part a view draws or lists: every edge while there are at most `limit`, else the truth's and the
         trace's edges first, then the others in order, `limit` in all; the names are the truth's keys and the
         shown edges' ends. The same whatever the view mode, so switching modes never moves a node."""

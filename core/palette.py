@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-
 CVD_MIN_DELTA_E = 20.0  # CIEDE2000; 2.3 is a just-noticeable difference, 20+ reads as another colour
 
 

@@ -28,7 +28,7 @@ class PriceTable:
     entries: dict[str, Price]
 
     @classmethod
-    def load(cls, path: str | Path) -> "PriceTable":
+    def load(cls, path: str | Path) -> PriceTable:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -7,8 +7,9 @@ tree-sitter is the costly part, so it is a `ParsedProgram` of its own that a cal
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence, TypeVar
+from typing import TypeVar
 
 from core.model import Instance, Node, Prediction
 from core.normalise import MODES

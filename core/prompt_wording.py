@@ -8,9 +8,9 @@ template `{language}`, `{example}`, `{code}` and `{questions}` (`core.prompts` a
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from string import Formatter
-from typing import Mapping
 
 from core.errors import ReleaseError
 from core.prompt_examples import EXAMPLES, WorkedExample

@@ -21,15 +21,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from core.errors import DatasetError
-from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 from core.model import LANGUAGE_TITLES, Instance
 from core.prompt_wording import RELEASE, STUDIO_WORDING, PromptWording
 from core.rules import DEFAULT_RULES, PAPER, rules_title
+from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
 CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
@@ -78,7 +78,7 @@ def approximate_tokens(characters: int) -> int:
 
 def prompt_hash(system: str, user: str, release_sha256: str = "") -> str:
     tail = f"\x00release:{release_sha256}" if release_sha256 else ""
-    return hashlib.sha256(f"{system}\x00{user}{tail}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{system}\x00{user}{tail}".encode()).hexdigest()
 
 
 def build_prompt(instance: Instance, sources: Mapping[str, str] | None = None, *,
@@ -170,7 +170,8 @@ def studio_questions(language: str, keys: Sequence[str], files: Sequence[str]) -
     """One question per key, in key order (not numbered)."""
     if language == "java":
         return [f"What are the target functions invoked by {key} in the {java_class(key)} class?" for key in keys]
-    from core.symbols import javascript as js_symbols, python as py_symbols  # tree-sitter: not for every command
+    from core.symbols import javascript as js_symbols  # tree-sitter: not for every command
+    from core.symbols import python as py_symbols
 
     module_name = py_symbols.module_name if language == "python" else js_symbols.module_name
     modules = sorted(((module_name(path), path) for path in files), key=lambda pair: -len(pair[0]))

@@ -24,8 +24,8 @@ import stat
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from core.errors import ReleaseError
 from core.safe_files import MAX_SPLIT_BYTES, read_bytes, why_unreadable

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from core.answers import parse_answer
 from core.errors import ResultsError
@@ -240,9 +240,7 @@ NOT_A_STRING = "{} (not a string)"
 def not_a_string(value: object) -> str:
     """The name a JSON number, boolean or null stands as: equal values (1, 1.0, true) share one name,
     as they are one element of the paper's edge set."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    elif isinstance(value, bool):
+    if (isinstance(value, float) and value.is_integer()) or isinstance(value, bool):
         value = int(value)
     return NOT_A_STRING.format(json.dumps(value))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable
 
 from core.answers import scored_graph
 from core.metrics import diff_edges, micro_scores, sum_counts
@@ -64,7 +64,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
         total = sum_counts(counts)
         aggregate = micro_scores(total)
         meta = {"model": model, "language": language, "temperature": temperature, "run_id": run_id,
-                "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "num_benchmarks": len(results),
                 "aggregate_metrics": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
                                       "precision": aggregate.precision, "recall": aggregate.recall,

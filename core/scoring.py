@@ -14,16 +14,25 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import Iterable, Mapping, Sequence
 
 from core.answers import scored_graph
-from core.metrics import INSTANCE_RULE, Counts, EdgeDiff, Scores, count_edges, diff_edges, macro_average, \
-    micro_scores, sum_counts
+from core.freeing import free_gradually
+from core.metrics import (
+    INSTANCE_RULE,
+    Counts,
+    EdgeDiff,
+    Scores,
+    count_edges,
+    diff_edges,
+    macro_average,
+    micro_scores,
+    sum_counts,
+)
 from core.model import LANGUAGES
 from core.normalise import MODES, normalise_edges
-from core.freeing import free_gradually
 from core.rules import DEFAULT_RULES, PAPER, rules_title
 from core.workspace import InstanceRow, Workspace
 

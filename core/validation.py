@@ -7,9 +7,9 @@ can be placed in the source by the symbol extractor.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from core.datasets import GROUND_TRUTH_FILE, Dataset, load_dataset, shown_path
 from core.model import LANGUAGES, Instance

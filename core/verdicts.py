@@ -9,7 +9,7 @@ ground truth); not_exercised: the code really makes this call, but the harness n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from core.model import Edge
 
@@ -45,9 +45,9 @@ class Verdict:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def now_precise() -> str:
     """A timestamp that orders verdicts given in quick succession (and across merged workspaces)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")

@@ -7,8 +7,8 @@ view, export and command says why with the reason `effective_mode` gives.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection
 
 MODEL_A, MODEL_B, TRACE = "model A", "model B", "trace"  # what a mode can need
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
 
 from core.errors import WorkspaceError
 from core.metrics import Counts
@@ -89,7 +89,7 @@ class Workspace:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -486,4 +486,4 @@ def _chunks(items: list, size: int) -> Iterator[list]:
         yield items[start:start + size]
 
 
-__all__ = ["Workspace", "InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "default_workspace_path"]
+__all__ = ["InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "Workspace", "default_workspace_path"]

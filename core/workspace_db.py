@@ -20,8 +20,9 @@ import contextlib
 import os
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 from sqlite_utils import Database
 
@@ -108,7 +109,7 @@ class WorkspaceDatabase(Database):
         super().__init__(connect(path, read_only=read_only))
 
     @contextlib.contextmanager
-    def atomic(self) -> Iterator["WorkspaceDatabase"]:
+    def atomic(self) -> Iterator[WorkspaceDatabase]:
         if self.conn.in_transaction:  # nested: a savepoint inside the open transaction
             with super().atomic():
                 yield self

@@ -13,9 +13,10 @@ import json
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from core.audit_store import AuditStore
 from core.audits import EdgeRef, sample_fingerprint
@@ -177,7 +178,7 @@ class _Snapshot:
     rows: dict[str, list[dict]]  # table -> rows in id order
 
     @classmethod
-    def read(cls, ws: Workspace) -> "_Snapshot":
+    def read(cls, ws: Workspace) -> _Snapshot:
         audits = {r["name"]: r for r in ws.db.query("select * from audits order by created_at, name")}
         items: dict[str, list[dict]] = {name: [] for name in audits}
         for r in ws.db.query("select * from audit_items order by audit, position"):
@@ -322,8 +323,9 @@ class _Merge:
         values = dict(zip(kind.key, key))
         ref = EdgeRef(values["instance_key"], values["caller"], values.get("callee", ""))
         where = " and ".join(f"{c} is ?" for c in kind.key)
-        now = list(self.db.query(f"select * from {kind.table} where {where} order by created_at desc, id desc "
-                                 "limit 1", list(key)))[0]
+        latest = list(self.db.query(f"select * from {kind.table} where {where} order by created_at desc, id desc "
+                                    "limit 1", list(key)))
+        now = latest[0]
         stands = "there" if _identity(kind, now) == _identity(kind, there) else "here"
         annotator = "" if kind is ADJUDICATIONS else values[kind.author]
         return MergeConflict(kind.name, values["audit"] or "", ref, annotator, _side(kind, here), _side(kind, there),
@@ -388,4 +390,4 @@ def _count(n: int, noun: str, after: str = "") -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}{' ' + after if after else ''}"
 
 
-__all__ = ["merge_workspace", "MergeReport", "MergeConflict", "ConflictSide"]
+__all__ = ["ConflictSide", "MergeConflict", "MergeReport", "merge_workspace"]

@@ -8,8 +8,8 @@ answered in a fenced block, as a model would. `special` replaces the answer for 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from tests.llm_server import FakeChatServer, Reply, ok
 

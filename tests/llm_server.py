@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Mapping
 
 from core.indexing import open_dataset
 from core.model import CallGraph
@@ -161,7 +161,7 @@ class FakeChatServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "FakeChatServer":
+    def __enter__(self) -> FakeChatServer:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -102,7 +102,8 @@ def test_split_keeps_commas_inside_brackets():
 
 
 def test_prose_in_an_answer_line_is_kept_but_reported():
-    parsed = parse_answer('1. main.a\n2. What are the function calls inside "main.a"?\n3. none\n4. x.Y:m(int, int)', KEYS)
+    parsed = parse_answer('1. main.a\n2. What are the function calls inside "main.a"?\n3. none\n4. x.Y:m(int, int)',
+                          KEYS)
     assert parsed.graph.edges[1] == ("main.a", 'What are the function calls inside "main.a"?')
     assert parsed.problems == ("answer 2: 'What are the function calls inside \"mai…' is not a function name "
                                "(prose?); scored as given",)

@@ -111,7 +111,7 @@ def test_a_human_baseline_from_the_command_line_is_scored_like_a_model(tmp_path,
     ws = tmp_path / "w.sqlite"
     assert run(capsys, "audit", "new", "humans", "--kind", "baseline", "--size", "1", "--seed", "2",
                "--workspace", ws)[0] == 0
-    code, out, _ = run(capsys, "audit", "items", "humans", "--workspace", ws)
+    _code, out, _ = run(capsys, "audit", "items", "humans", "--workspace", ws)
     numbers = [int(line.split()[0]) for line in out.splitlines()]
     with Workspace(ws) as opened:
         items = AuditStore(opened).items("humans")
@@ -119,9 +119,9 @@ def test_a_human_baseline_from_the_command_line_is_scored_like_a_model(tmp_path,
     for number, item in zip(numbers, items):
         assert run(capsys, "audit", "answer", "humans", number, *truth[item.caller], "--annotator", "dana",
                    "--workspace", ws)[0] == 0
-    code, out, _ = run(capsys, "score", "--split", "all", "--format", "json", "--workspace", ws)
+    _code, out, _ = run(capsys, "score", "--split", "all", "--format", "json", "--workspace", ws)
     rows = {r["model"]: r for r in json.loads(out)["rows"]}
     language = items[0].language
     assert rows["human:dana"]["languages"][language]["f1"] == 1.0
-    code, out, _ = run(capsys, "audit", "status", "humans", "--workspace", ws)
+    _code, out, _ = run(capsys, "audit", "status", "humans", "--workspace", ws)
     assert "human:dana" in out

@@ -30,9 +30,9 @@ def test_an_audit_keeps_its_definition_and_items_in_order(store):
     assert (audit.size, audit.annotators, audit.strata) == (2, ("ann",), ("language", "repo", "edge_class"))
     assert audit.created_at and audit.fingerprint == sample_fingerprint(_items())
     assert store.items("spot") == _items()
-    with pytest.raises(AuditError, match="already exists"):
+    with pytest.raises(AuditError, match=r"already exists"):
         store.create(Audit("spot"), [])
-    with pytest.raises(AuditError, match="no audit named 'nope'.*audits: spot"):
+    with pytest.raises(AuditError, match=r"no audit named 'nope'.*audits: spot"):
         store.get("nope")
 
 
@@ -85,7 +85,7 @@ def test_final_verdicts_adjudication_wins_and_differences_stay_disputed(store):
     assert (final.label, final.how, final.by, final.reason) == (
         "not_exercised", "adjudicated", ("carol",), "reachable from main with --verbose")
     assert final.labels == {"ann": "correct", "bob": "wrong"}
-    with pytest.raises(ValueError, match="unknown verdict"):
+    with pytest.raises(ValueError, match=r"unknown verdict"):
         store.adjudicate("spot", F_G, "maybe", "carol")
 
 
@@ -99,7 +99,7 @@ def test_baseline_answers_keep_the_newest_per_question(store):
 
 
 def test_names_must_be_usable(store):
-    with pytest.raises(ValueError, match="annotator name"):
+    with pytest.raises(ValueError, match=r"annotator name"):
         store.give_verdict("spot", F_G, " ann", "correct")
-    with pytest.raises(ValueError, match="needs a model"):
+    with pytest.raises(ValueError, match=r"needs a model"):
         Audit("x", population="fp")

@@ -2,7 +2,7 @@
 import pytest
 
 from core.audit_store import AuditStore
-from core.audits import Audit, BASELINE_AUDIT
+from core.audits import BASELINE_AUDIT, Audit
 from core.baseline import answer_text, refresh_baseline_predictions
 from core.indexing import open_dataset
 from core.scoring import instance_diff
@@ -44,5 +44,6 @@ def test_a_half_done_program_reports_its_unanswered_questions(ws):
     assert refresh_baseline_predictions(ws, "human", "bob", [key]) == 1
     prediction = ws.predictions("human:bob")[key]
     assert prediction.graph.edges == ((keys[0], "main.nowhere"),)
-    assert len(prediction.parse_problems) == 1 and prediction.parse_problems[0].startswith("no answer for questions 2, 3")
+    assert len(prediction.parse_problems) == 1
+    assert prediction.parse_problems[0].startswith("no answer for questions 2, 3")
     assert set(ws.predictions("human:bob")) == {key}

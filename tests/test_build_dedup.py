@@ -63,8 +63,10 @@ def test_comments_and_whitespace_do_not_matter():
 
 
 @pytest.mark.parametrize("language, first, second", [
-    ("javascript", "function f(a) {\n  return g(a, 1);\n}\n", "// note\nfunction f(a) { /* inline */ return g(a, 1); }"),
-    ("java", "class A {\n  int f() { return g(1); }\n}\n", "/** doc */ class A { int f() {\n\n return g(1); } // end\n}"),
+    ("javascript", "function f(a) {\n  return g(a, 1);\n}\n",
+     "// note\nfunction f(a) { /* inline */ return g(a, 1); }"),
+    ("java", "class A {\n  int f() { return g(1); }\n}\n",
+     "/** doc */ class A { int f() {\n\n return g(1); } // end\n}"),
 ])
 def test_comments_and_whitespace_do_not_matter_in_javascript_and_java(language, first, second):
     assert tokenize_program({"p": first}, language) == tokenize_program({"p": second}, language)

@@ -79,7 +79,8 @@ def test_asking_goes_through_the_real_client_and_the_cache(tmp_path):
         assert failure.value.kind == "fatal" and "refused the API key" in failure.value.message
 
 
-NODES = (Node("main", "module", "main.py", 1, 0, 9, 0), Node("geo.shapes.Circle.__init__", "method", "geo/shapes.py", 4, 4,
+NODES = (Node("main", "module", "main.py", 1, 0, 9, 0), Node("geo.shapes.Circle.__init__", "method", "geo/shapes.py",
+                                                             4, 4,
          5, 0), Node("geo.shapes.Circle.area", "method", "geo/shapes.py", 6, 4, 8, 0),
          Node("geo.units.to_cm", "function", "geo/units.py", 1, 0, 2, 0),
          Node("geo.measure.area", "function", "geo/measure.py", 1, 0, 2, 0))

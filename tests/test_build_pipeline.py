@@ -117,8 +117,9 @@ def test_every_rejection_is_logged_with_its_reason(tmp_path, capsys):
     }
     out = tmp_path / "built"
     with harness_server(special) as server:
-        code, stdout, stderr = build(capsys, server, "python", [geomkit], out, "--max-per-repo", "1",
-                                     "--max-tries", "10", "--timeout", "3", "--target", crash, "--target", hang, "--target", silent,
+        _code, stdout, _stderr = build(capsys, server, "python", [geomkit], out, "--max-per-repo", "1",
+                                     "--max-tries", "10", "--timeout", "3", "--target", crash, "--target", hang,
+                                     "--target", silent,
                                      "--target", shuffle, "--target", names[4] if len(names) > 4 else names[0])
     with open(out / "build" / "rejections-python.csv") as handle:
         reasons = {row["target"]: row["reason"] for row in csv.DictReader(handle)}
@@ -159,7 +160,7 @@ def test_a_build_resumes_and_a_damaged_result_is_built_again(tmp_path, capsys):
         assert build(capsys, server, "python", [first, second], fresh, "--max-per-repo", "2")[0] == 0
         assert dataset_files(out) == dataset_files(fresh)
         (out / "build" / "results" / "python" / "textstats.json").write_text("{not json")
-        code, stdout, stderr = build(capsys, server, "python", [first, second], out, "--max-per-repo", "2",
+        code, stdout, _stderr = build(capsys, server, "python", [first, second], out, "--max-per-repo", "2",
                                      "--format", "json")
     report = json.loads(stdout)
     assert code == 0 and (report["resumed"], report["built"]) == (1, 1)
@@ -183,7 +184,7 @@ def test_hand_written_harnesses_need_no_model_and_add_to_what_was_built(tmp_path
     harnesses = Path(__file__).parent / "build_repos" / "harnesses" / "python" / "textstats"
     out = tmp_path / "built"
     for target in (first, second):
-        code, stdout, stderr = run(capsys, "build", textstats, "--language", "python", "--out", out,
+        code, _stdout, stderr = run(capsys, "build", textstats, "--language", "python", "--out", out,
                                    "--target", target, "--harness", harnesses / f"{target}.txt")
         assert code == 0, stderr
     programs = sorted((out / "benchmark" / "python").iterdir())
@@ -228,7 +229,7 @@ def test_a_repository_without_sources_of_the_language_is_reported_and_the_others
     textstats = copy_repo("python", "textstats", tmp_path)
     out = tmp_path / "built"
     with harness_server() as server:
-        code, stdout, stderr = build(capsys, server, "python", [empty, textstats, tmp_path / "missing"], out,
+        code, _stdout, stderr = build(capsys, server, "python", [empty, textstats, tmp_path / "missing"], out,
                                      "--max-per-repo", "1")
     assert code == 1
     assert "repository docs-only could not be used" in stderr and "missing: not a folder" in stderr

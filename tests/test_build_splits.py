@@ -78,12 +78,12 @@ def test_repositories_without_programs_stay_in_train():
 
 @pytest.mark.parametrize("share", [-0.01, 1.01, math.nan, "0.2", None, True])
 def test_a_share_outside_zero_to_one_is_refused(share):
-    with pytest.raises(BuildError, match="test share"):
+    with pytest.raises(BuildError, match=r"test share"):
         assign_splits({"a": 1}, share)
 
 
 def test_a_negative_size_is_refused():
-    with pytest.raises(BuildError, match="repo-x"):
+    with pytest.raises(BuildError, match=r"repo-x"):
         assign_splits({"repo-x": -1}, 0.2)
 
 
@@ -114,13 +114,13 @@ def test_every_language_is_in_both_id_files_even_when_empty():
 
 
 def test_split_files_refuse_unassigned_repositories_bad_splits_repeats_and_unknown_languages():
-    with pytest.raises(BuildError, match="repository lost has no split"):
+    with pytest.raises(BuildError, match=r"repository lost has no split"):
         split_files({"python": {"p": "test"}}, {"python": ["p_0001", "lost_0001"]})
-    with pytest.raises(BuildError, match="validation"):
+    with pytest.raises(BuildError, match=r"validation"):
         split_files({"python": {"p": "validation"}}, {"python": ["p_0001"]})
-    with pytest.raises(BuildError, match="p_0001 is listed twice"):
+    with pytest.raises(BuildError, match=r"p_0001 is listed twice"):
         split_files({"python": {"p": "test"}}, {"python": ["p_0001", "p_0001"]})
-    with pytest.raises(BuildError, match="cobol"):
+    with pytest.raises(BuildError, match=r"cobol"):
         split_files({"cobol": {"p": "test"}}, {"cobol": ["p_0001"]})
 
 
@@ -193,9 +193,9 @@ def test_rebuilding_a_language_replaces_all_of_its_entries():
 def test_merging_into_nothing_and_refusing_malformed_content():
     fresh = split_files({"java": {"j": "test"}}, {"java": ["j_0001"]})
     assert merge_split_files({}, fresh, ["java"]) == fresh
-    with pytest.raises(BuildError, match="existing test_ids.json"):
+    with pytest.raises(BuildError, match=r"existing test_ids.json"):
         merge_split_files({"test_ids.json": ["j_0001"]}, fresh, ["java"])
-    with pytest.raises(BuildError, match="cobol"):
+    with pytest.raises(BuildError, match=r"cobol"):
         merge_split_files({}, fresh, ["cobol"])
 
 
@@ -207,7 +207,8 @@ def test_merging_a_java_build_into_the_released_splits_keeps_python_and_javascri
         assert merged[name]["python"] == existing[name]["python"]
         assert merged[name]["javascript"] == existing[name]["javascript"]
         split = name.split("_")[0]
-        assert merged[name]["java"] == sorted(i for i in java_ids["java"] if java_assignments["java"][repo_of(i)] == split)
+        in_split = sorted(i for i in java_ids["java"] if java_assignments["java"][repo_of(i)] == split)
+        assert merged[name]["java"] == in_split
     problems = []
     index = load_splits(_write(tmp_path / "split", merged), problems)
     assert problems == []

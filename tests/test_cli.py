@@ -62,7 +62,7 @@ def test_bad_options_are_one_line_errors(small, capsys, tmp_path):
         (("info", tmp_path / "missing"), "no such dataset folder"),
         (("import-results", root, tmp_path / "none.json"), "no such results file or folder"),
     ]:
-        code, out, err = run(capsys, *argv, *ws)
+        code, _out, err = run(capsys, *argv, *ws)
         assert code == 2 and err.count("\n") == 1 and message in err, (argv, err)
 
 
@@ -91,7 +91,7 @@ def test_diff_and_info(tmp_path, capsys):
 def test_the_installed_console_script_runs():
     script = shutil.which("traceeval", path=str(Path(sys.executable).parent))
     assert script, "pip install -e . installs the traceeval command"
-    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0
     for command in ("info", "validate", "import-results", "score", "diff"):
         assert command in result.stdout

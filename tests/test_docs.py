@@ -135,9 +135,8 @@ def test_every_relative_link_resolves_inside_the_repository(document):
             continue
         file_part, _, anchor = target.partition("#")
         linked = (document.parent / file_part).resolve() if file_part else document
-        if not linked.is_relative_to(ROOT) or not linked.exists():
-            broken.append(target)
-        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+        missing = not linked.is_relative_to(ROOT) or not linked.exists()
+        if missing or (anchor and linked.suffix == ".md" and anchor not in anchors(linked)):
             broken.append(target)
     assert not broken, f"{relative(document)} has links to nothing: {broken}"
 

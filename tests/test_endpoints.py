@@ -7,8 +7,15 @@ import stat
 import pytest
 
 from core.answer_cache import AnswerCache, CachedAnswer, cache_key, default_cache_path
-from core.endpoints import RunSettings, credentials_path, forget_api_key, load_recent_endpoints, \
-    remember_endpoint, resolve_api_key, save_api_key
+from core.endpoints import (
+    RunSettings,
+    credentials_path,
+    forget_api_key,
+    load_recent_endpoints,
+    remember_endpoint,
+    resolve_api_key,
+    save_api_key,
+)
 from core.errors import EndpointError, UsageError
 from core.prices import PriceTable
 

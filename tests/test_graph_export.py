@@ -307,7 +307,7 @@ def test_json_and_svg_follow_the_routes_of_long_edges(pictures):
             assert len(runs) == len(route)  # level through every layer between the ends, curves between
             for ax, ay, bx, by in ([float(v) for v in run] for run in runs):
                 assert ay == by and bx - ax == pytest.approx(NODE_W, abs=0.1)
-                for x, y, w, h, _ in boxes.values():  # the level run passes no box of its layer
+                for x, y, _w, h, _ in boxes.values():  # the level run passes no box of its layer
                     assert not (abs(x - ax) < 1 and y <= ay <= y + h)
     assert seen_route
 

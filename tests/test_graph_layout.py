@@ -169,7 +169,8 @@ def test_long_edges_are_routed_through_every_layer_they_cross():
     assert again.routes.keys() == layout.routes.keys()
     for edge, route in layout.routes.items():
         assert np.array_equal(again.routes[edge], route)
-    assert np.array_equal(again.positions[[again.index(n) for n in nodes]], layout.positions[[layout.index(n) for n in nodes]])
+    assert np.array_equal(again.positions[[again.index(n) for n in nodes]],
+                          layout.positions[[layout.index(n) for n in nodes]])
 
 
 def test_graphs_with_many_long_edges_draw_them_straight_at_the_same_ordering():

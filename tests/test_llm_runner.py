@@ -18,8 +18,8 @@ from core.prices import PriceTable
 from core.prompts import build_prompt
 from core.scoring import Selection, instance_counts, score_table, scoring_key
 from resources import DEMO_DATASET
-from tests.llm_server import FakeChatServer, answer_text, empty, hang, ok, raw, request_prompt_hash as server_hash, \
-    status, truncated, truth_answers
+from tests.llm_server import FakeChatServer, answer_text, empty, hang, ok, raw, status, truncated, truth_answers
+from tests.llm_server import request_prompt_hash as server_hash
 
 FAST = 0.01  # backoff base for tests
 SECRET = "sk-test-Zq8Xw1SECRETkey42"
@@ -90,7 +90,7 @@ def test_correct_answers_are_stored_and_scored(ws, keys, answers):
 
 
 def test_cached_counts_match_what_scoring_computes(ws, keys, answers):
-    wrong = {h: "1. main.nothing\n2. none" for h in list(answers)[:5]}
+    wrong = dict.fromkeys(list(answers)[:5], "1. main.nothing\n2. none")
     with FakeChatServer(truth_answers({**answers, **wrong})) as server:
         run(ws, server, keys)
     key = scoring_key(frozenset(MODES))
@@ -150,8 +150,10 @@ def test_malformed_answer_is_retried(ws, keys, answers, bad):
 def test_always_malformed_fails_that_program_only(ws, keys, answers):
     broken = prompt_of(ws, keys[1]).hash
     right = truth_answers(answers)
-    responder = (lambda request, attempt: raw(b"<html>oops</html>")
-                 if server_hash(request) == broken else right(request, attempt))
+
+    def responder(request, attempt):
+        return raw(b"<html>oops</html>") if server_hash(request) == broken else right(request, attempt)
+
     with FakeChatServer(responder) as server:
         report = run(ws, server, keys[:4], retries=2)
     assert report.status == "finished" and report.answered == 3
@@ -218,7 +220,7 @@ def test_refused_key_stops_the_run_and_keeps_what_was_answered(ws, keys, answers
     right = truth_answers(answers)
     refuse = status(401, {"error": {"message": f"Incorrect API key provided: {SECRET}"}})
     with FakeChatServer(lambda request, attempt: right(request, attempt)) as server:
-        def refuse_after_three(outcome, count=[0]):
+        def refuse_after_three(outcome, count=[0]):  # noqa: B006 - the call count lives across calls
             count[0] += 1
             if count[0] == 3:
                 server.responder = lambda request, attempt: refuse
@@ -250,7 +252,7 @@ def test_unknown_instance_fails_and_the_run_goes_on(ws, keys, answers):
 def test_vanished_endpoint_stops_the_run_and_a_rerun_resumes(ws, keys, answers):
     server = FakeChatServer(truth_answers(answers))
     with server:
-        def vanish_after_five(outcome, count=[0]):
+        def vanish_after_five(outcome, count=[0]):  # noqa: B006 - the call count lives across calls
             count[0] += 1
             if count[0] == 5:
                 server.stop()
@@ -284,7 +286,7 @@ def test_cancel_stops_quickly_and_a_rerun_resumes(ws, keys, answers):
     def respond(request, attempt):
         return right(request, attempt) if server_hash(request) in quick else hang(30, right(request, attempt))
 
-    def cancel_after_three(outcome, count=[0]):
+    def cancel_after_three(outcome, count=[0]):  # noqa: B006 - the call count lives across calls
         count[0] += 1
         if count[0] == 3:
             threading.Timer(0.2, lambda: (cancelled_at.append(time.monotonic()), cancel.set())).start()
@@ -302,7 +304,7 @@ def test_cancel_stops_quickly_and_a_rerun_resumes(ws, keys, answers):
 
 
 def test_keyboard_interrupt_in_a_callback_ends_the_run_as_interrupted(ws, keys, answers):
-    def interrupt(outcome, count=[0]):
+    def interrupt(outcome, count=[0]):  # noqa: B006 - the call count lives across calls
         count[0] += 1
         if count[0] == 2:
             raise KeyboardInterrupt

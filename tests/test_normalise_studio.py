@@ -363,7 +363,7 @@ def test_builtin_type_methods_come_from_the_real_types():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_node_core_module_list_matches_node_20():
-    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout
     if not version.startswith("v20."):
         pytest.skip(f"the list is Node 20's; this is node {version.strip()}")
     listed = subprocess.run(

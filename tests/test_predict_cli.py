@@ -13,8 +13,8 @@ import pytest
 from core.indexing import open_dataset
 from core.prompts import build_prompt
 from resources import DEMO_DATASET
-from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers
 from tests.cli_run import run
+from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +31,7 @@ def demo(tmp_path):
 
 
 def test_predict_on_the_demo_stores_scores_and_writes_released_files(demo, tmp_path, capsys):
-    path, answers, keys = demo
+    path, answers, _keys = demo
     with FakeChatServer(truth_answers(answers)) as server:
         code, out, err = run(capsys, "predict", "--workspace", path, "--model", "fake-model",
                              "--base-url", server.base_url, "--split", "all", "--jobs", "4", "--out", tmp_path / "res")
@@ -59,7 +59,7 @@ def test_predict_on_the_demo_stores_scores_and_writes_released_files(demo, tmp_p
 
 
 def test_a_second_run_skips_what_is_answered_and_limit_picks_the_first_programs(demo, tmp_path, capsys):
-    path, answers, keys = demo
+    path, answers, _keys = demo
     with FakeChatServer(truth_answers(answers)) as server:
         code, _, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,
                            "--split", "all", "--limit", "4", "--no-results-files")
@@ -77,8 +77,12 @@ def test_failures_are_named_and_a_rerun_asks_only_them(demo, capsys):
     path, answers, keys = demo
     failing = {build_prompt_hash(path, keys[0])}
     right = truth_answers(answers)
-    respond = lambda request, attempt: status(400, {"error": {"message": "context too long"}}) \
-        if _hash(request) in failing else right(request, attempt)
+
+    def respond(request, attempt):
+        if _hash(request) in failing:
+            return status(400, {"error": {"message": "context too long"}})
+        return right(request, attempt)
+
     with FakeChatServer(respond) as server:
         code, _, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,
                            "--split", "all", "--no-results-files")
@@ -107,7 +111,7 @@ def test_a_refused_key_stops_with_one_line_and_the_key_is_not_shown(demo, capsys
 
 def test_dry_run_sends_nothing(demo, capsys):
     path, _, _ = demo
-    code, out, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+    code, out, _err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
                          "--split", "all", "--dry-run")
     assert code == 0
     assert "dry run: 15 prompt(s)" in out and "input tokens" in out
@@ -123,7 +127,7 @@ def test_bad_options_are_one_line_errors(demo, capsys):
 
 
 def test_prompt_and_answer_commands(demo, capsys):
-    path, answers, keys = demo
+    path, _answers, _keys = demo
     code, out, _ = run(capsys, "prompt", "calcpad_0001", "--workspace", path)
     assert code == 0 and out.startswith("[wording] studio wording, not the paper's; paper rules\n\n"
                                         "[system]\nYou are an expert in Python programming")
@@ -150,9 +154,12 @@ def test_prompt_and_answer_commands(demo, capsys):
 
 def test_ctrl_c_keeps_finished_answers_and_the_rerun_resumes(demo, tmp_path):
     """A real SIGINT to a real `traceeval predict` process while answers are slow to come."""
-    path, answers, keys = demo
+    path, answers, _keys = demo
     right = truth_answers(answers)
-    slow = lambda request, attempt: hang(0.3, right(request, attempt))
+
+    def slow(request, attempt):
+        return hang(0.3, right(request, attempt))
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "traceeval_gui.cli", "predict", "--workspace", str(path), "--model", "m",
                "--split", "all", "--jobs", "1", "--no-results-files"]
@@ -171,7 +178,7 @@ def test_ctrl_c_keeps_finished_answers_and_the_rerun_resumes(demo, tmp_path):
             kept = ws.predicted_keys("m")
         assert 3 <= len(kept) < 15
         done = subprocess.run(command + ["--base-url", server.base_url], env=env, cwd=tmp_path,
-                              stderr=subprocess.PIPE, text=True, timeout=60)
+                              stderr=subprocess.PIPE, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert f"{len(kept)} already answered, {15 - len(kept)} to ask" in done.stderr
 

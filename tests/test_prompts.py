@@ -12,8 +12,7 @@ from core.datasets import load_program
 from core.errors import DatasetError
 from core.prompt_examples import EXAMPLES
 from core.prompt_wording import STUDIO_INSTRUCTIONS, STUDIO_LABEL, STUDIO_WORDING
-from core.prompts import build_prompt, java_class, paper_code_section, paper_program_files, paper_questions, \
-    prompt_hash
+from core.prompts import build_prompt, java_class, paper_code_section, paper_program_files, paper_questions, prompt_hash
 from core.rules import STUDIO
 from resources import DEMO_DATASET
 from tests.builders import write_program
@@ -50,7 +49,7 @@ def test_questions_and_code_section_are_the_releases(vector):
     produced = [paper_questions(language, keys, order) for order in _listing_orders(files)]
     assert vector["questions"] in produced
     if vector.get("code_section") is not None:
-        assert paper_code_section(Path("/unused"), files, {f: "x\n" for f in files}) == vector["code_section"]
+        assert paper_code_section(Path("/unused"), files, dict.fromkeys(files, "x\n")) == vector["code_section"]
 
 
 def test_the_walk_sorts_a_folders_files_for_the_code_and_keeps_the_listing_for_the_map(tmp_path):

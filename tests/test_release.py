@@ -82,7 +82,7 @@ def test_an_oversized_file_is_not_read(tmp_path):
     script = write_release(tmp_path / "TraceEva") / "scripts" / "run_llm.py"
     with script.open("a") as handle:
         handle.write("#" * (5 * 1024 * 1024))
-    with pytest.raises(ReleaseError, match="over the bound of 4 MiB"):
+    with pytest.raises(ReleaseError, match=r"over the bound of 4 MiB"):
         read_release_wording(script)
 
 
@@ -102,7 +102,7 @@ def test_the_release_is_found_given_from_the_environment_or_next_to_the_dataset(
     with pytest.raises(ReleaseError, match=f"nowhere \\(from \\${RELEASE_ENV}\\): no TraceEval release here"):
         find_release_script(None, None)
     monkeypatch.delenv(RELEASE_ENV)
-    with pytest.raises(ReleaseError, match="no TraceEval release here"):
+    with pytest.raises(ReleaseError, match=r"no TraceEval release here"):
         find_release_script(tmp_path)
     assert prompt_wording(None, DEMO_DATASET) is STUDIO_WORDING
 
@@ -222,12 +222,12 @@ def test_links_repeats_and_encrypted_members_are_refused(tmp_path):
         link = zipfile.ZipInfo("benchmark/python/a_0001/callgraph.json")
         link.external_attr = (stat.S_IFLNK | 0o777) << 16
         zipped.writestr(link, "/proc/self/environ")
-    with pytest.raises(ReleaseError, match="is a link or special file"):
+    with pytest.raises(ReleaseError, match=r"is a link or special file"):
         dataset_folder(checkout)
     archive = _zip_corpus(checkout, {"benchmark/a": b"1"})
     with zipfile.ZipFile(archive, "a") as zipped, pytest.warns(UserWarning, match="Duplicate name"):
         zipped.writestr("benchmark/a", b"2")
-    with pytest.raises(ReleaseError, match="is in the archive twice"):
+    with pytest.raises(ReleaseError, match=r"is in the archive twice"):
         dataset_folder(checkout)
     archive = _zip_corpus(checkout, {"benchmark/a": b"1"})
     data = bytearray(archive.read_bytes())
@@ -236,7 +236,7 @@ def test_links_repeats_and_encrypted_members_are_refused(tmp_path):
         flag_at = at + (6 if marker == b"PK\x03\x04" else 8)
         data[flag_at] |= 1
     archive.write_bytes(bytes(data))
-    with pytest.raises(ReleaseError, match="is encrypted"):
+    with pytest.raises(ReleaseError, match=r"is encrypted"):
         dataset_folder(checkout)
 
 
@@ -249,7 +249,7 @@ def test_a_member_that_is_not_what_its_header_says_leaves_nothing_behind(tmp_pat
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
     data[start + 2] ^= 0xFF  # corrupt the compressed bytes: the CRC no longer matches
     archive.write_bytes(bytes(data))
-    with pytest.raises(ReleaseError, match="traceeval.zip: not a readable zip archive"):
+    with pytest.raises(ReleaseError, match=r"traceeval.zip: not a readable zip archive"):
         dataset_folder(checkout)
     releases = Path(os.environ["TRACEEVAL_CACHE_DIR"]) / "releases"
     assert [p.name for p in releases.iterdir()] == []
@@ -259,7 +259,7 @@ def test_an_archive_bigger_than_the_free_space_is_refused(tmp_path, monkeypatch)
     checkout = write_release(tmp_path / "TraceEva")
     _zip_corpus(checkout)
     monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10, 10, 10))
-    with pytest.raises(ReleaseError, match="GB to extract, 0.0 GB free"):
+    with pytest.raises(ReleaseError, match=r"GB to extract, 0.0 GB free"):
         dataset_folder(checkout)
 
 

@@ -113,7 +113,7 @@ def run_as_written(commands: list[list[str]], tmp_path, monkeypatch, capsys, rep
             shown = subprocess.run(
                 [sys.executable, "-m", "traceeval_gui.app", *args[1:], "--screenshot", "window.png"],
                 cwd=tmp_path, env={**os.environ, **env, "QT_QPA_PLATFORM": "offscreen"}, capture_output=True,
-                text=True, timeout=180)
+                text=True, timeout=180, check=False)
             assert shown.returncode == 0, f"{shlex.join(args)}: {shown.stderr}"
             outputs.append(shown.stdout)
     return outputs

@@ -22,7 +22,7 @@ def test_the_modes_and_their_classes_are_distinct():
 
 
 def test_an_unknown_mode_names_the_choices():
-    with pytest.raises(ValueError, match="unknown view mode 'graph' .choose from model, compare, trace, truth"):
+    with pytest.raises(ValueError, match=r"unknown view mode 'graph' .choose from model, compare, trace, truth"):
         view_mode("graph")
     with pytest.raises(ValueError):
         effective_mode("graph", "a", "b", ANSWERED, True)

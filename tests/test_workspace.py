@@ -33,15 +33,15 @@ def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):
 
 def test_a_newer_or_foreign_database_is_refused(tmp_path):
     newer = newer_workspace(tmp_path / "newer.sqlite")
-    with pytest.raises(WorkspaceError, match="made by a newer TraceEval Studio"):
+    with pytest.raises(WorkspaceError, match=r"made by a newer TraceEval Studio"):
         Workspace(newer)
     foreign = tmp_path / "foreign.sqlite"
     sqlite3.connect(foreign).execute("create table people (name text)").connection.commit()
-    with pytest.raises(WorkspaceError, match="not a TraceEval workspace"):
+    with pytest.raises(WorkspaceError, match=r"not a TraceEval workspace"):
         Workspace(foreign)
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(WorkspaceError, match="junk.sqlite"):
+    with pytest.raises(WorkspaceError, match=r"junk.sqlite"):
         Workspace(junk)
 
 
@@ -75,7 +75,7 @@ def test_a_workspace_belongs_to_one_dataset(tmp_path):
     one = released_dataset(tmp_path / "one", {"python": ["a_0001"]})
     two = released_dataset(tmp_path / "two", {"python": ["a_0001"]})
     open_dataset(one, tmp_path / "w.sqlite")[0].close()
-    with pytest.raises(WorkspaceError, match="belongs to the dataset"):
+    with pytest.raises(WorkspaceError, match=r"belongs to the dataset"):
         open_dataset(two, tmp_path / "w.sqlite")
 
 
@@ -114,5 +114,5 @@ def test_verdicts_are_kept_and_the_newest_per_edge_wins(tmp_path):
         assert {edge: (v.auditor, v.label, v.note) for edge, v in latest.items()} == {
             ("main.f", "main.g"): ("bob", "wrong", "never runs"), ("main.f", "main.h"): ("ann", "unsure", "")}
         assert ws.db["verdicts"].count == 4
-    with pytest.raises(ValueError, match="unknown verdict"):
+    with pytest.raises(ValueError, match=r"unknown verdict"):
         Verdict("python/a_0001", "main.f", "main.g", "ann", "maybe")

@@ -308,14 +308,14 @@ def test_an_older_source_is_upgraded_on_its_copy_and_its_ad_hoc_verdicts_merge(a
 
 
 def test_files_that_cannot_be_merged_are_refused_in_one_line(a, tmp_path):
-    with pytest.raises(WorkspaceError, match="nope.sqlite: no such workspace file"):
+    with pytest.raises(WorkspaceError, match=r"nope.sqlite: no such workspace file"):
         merge_workspace(a, tmp_path / "nope.sqlite")
     assert not (tmp_path / "nope.sqlite").exists()
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(WorkspaceError, match="junk.sqlite: not a TraceEval workspace"):
+    with pytest.raises(WorkspaceError, match=r"junk.sqlite: not a TraceEval workspace"):
         merge_workspace(a, junk)
-    with pytest.raises(WorkspaceError, match="open workspace itself"):
+    with pytest.raises(WorkspaceError, match=r"open workspace itself"):
         merge_workspace(a, a.path)
     newer = newer_workspace(tmp_path / "newer.sqlite")
     with pytest.raises(WorkspaceError, match=r"newer.sqlite: made by a newer TraceEval Studio") as error:
@@ -323,11 +323,11 @@ def test_files_that_cannot_be_merged_are_refused_in_one_line(a, tmp_path):
     assert "traceeval-merge-" not in str(error.value) and "\n" not in str(error.value)
     foreign = tmp_path / "foreign.sqlite"
     sqlite3.connect(foreign).execute("create table people (name text)").connection.commit()
-    with pytest.raises(WorkspaceError, match="foreign.sqlite: not a TraceEval workspace"):
+    with pytest.raises(WorkspaceError, match=r"foreign.sqlite: not a TraceEval workspace"):
         merge_workspace(a, foreign)
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
-    with pytest.raises(WorkspaceError, match="empty.sqlite: not a TraceEval workspace"):
+    with pytest.raises(WorkspaceError, match=r"empty.sqlite: not a TraceEval workspace"):
         merge_workspace(a, empty)
 
 

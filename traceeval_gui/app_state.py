@@ -8,9 +8,9 @@ the GUI thread; jobs open their own.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
 
 from PySide6.QtCore import QObject, Signal
 

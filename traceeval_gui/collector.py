@@ -42,10 +42,10 @@ class IdleCollector(QObject):
     One per process, owned by this module: a pass may free a window and everything it owns, so the
     timer that starts it must not belong to anything a pass can free."""
 
-    _instance: "IdleCollector | None" = None
+    _instance: IdleCollector | None = None
 
     @classmethod
-    def watch(cls, jobs) -> "IdleCollector":
+    def watch(cls, jobs) -> IdleCollector:
         """The process's collector, now also waiting for `jobs` (a `JobRunner`) to be idle."""
         if cls._instance is None:
             cls._instance = cls()

@@ -4,8 +4,8 @@ files (seconds), so it never runs on the GUI thread. Prices are applied by the d
 needs no new run."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from core.dry_run import DryRun, dry_run
 from core.endpoints import RunSettings

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
@@ -88,7 +88,7 @@ class ErrorLogHandler(logging.Handler):
                 detail += "\n\n" + "".join(traceback.format_exception(*record.exc_info))
             source = "Qt" if record.name == QT_LOGGER else record.name
             self.log.report(source, message, detail)
-        except Exception:  # a handler never raises (logging's rule)
+        except Exception:  # noqa: BLE001 - a handler never raises (logging's rule)
             self.handleError(record)
 
 

@@ -8,8 +8,8 @@ Cancelling asks the runner to stop; the job still ends with `finished(RunReport)
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from PySide6.QtCore import Signal
 

@@ -1,8 +1,9 @@
 """Back / forward through selections, like a browser: a new selection drops the forward part."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from core.model import Edge
 

@@ -109,7 +109,7 @@ def bwrap_problem() -> str:
                "--symlink", "usr/lib64", "/lib64", "--", "/usr/bin/true"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False,
-                              preexec_fn=lambda: drop_to(identity))  # noqa: PLW1509
+                              preexec_fn=lambda: drop_to(identity))
     except (OSError, subprocess.SubprocessError) as error:
         return f"{bwrap} does not run: {error}"
     if done.returncode != 0:

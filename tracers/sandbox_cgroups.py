@@ -54,10 +54,7 @@ class RunCgroups:
 
     def hit(self, controller: str) -> bool:
         """Whether the run ran into this group's limit."""
-        for group in self._groups:
-            if group.controller == controller and _limit_reached(group):
-                return True
-        return False
+        return any(group.controller == controller and _limit_reached(group) for group in self._groups)
 
     def kill_all(self) -> None:
         for group in self._groups:

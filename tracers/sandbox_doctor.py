@@ -18,8 +18,7 @@ from pathlib import Path
 from core.user_folders import config_dir
 from tracers.python_interpreter import InterpreterProblem, find_interpreter
 from tracers.run_folder import run_folder
-from tracers.sandbox import (ALLOW_ENV, WEAKNESSES, Limits, SandboxResult, allowed_weaknesses, run_sandboxed,
-                             weaknesses)
+from tracers.sandbox import ALLOW_ENV, WEAKNESSES, Limits, SandboxResult, allowed_weaknesses, run_sandboxed, weaknesses
 from tracers.sandbox_cgroups import RunCgroups
 from tracers.sandbox_view import install_root
 

@@ -31,9 +31,10 @@ def refused(call, *args):
 
 
 def status_field(name):
-    for line in open("/proc/self/status"):
-        if line.startswith(name + ":"):
-            return line.split(":", 1)[1].strip()
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(name + ":"):
+                return line.split(":", 1)[1].strip()
     return ""
 
 

@@ -8,12 +8,11 @@ harness cannot pass by calling many trivial things itself.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from core import traces
-from core.build.model import CRASHED, DID_NOT_RUN, OVER_LIMIT, TARGET_NOT_REACHED, TIMED_OUT, TOO_FEW_EDGES, \
-    UNSTABLE
+from core.build.model import CRASHED, DID_NOT_RUN, OVER_LIMIT, TARGET_NOT_REACHED, TIMED_OUT, TOO_FEW_EDGES, UNSTABLE
 from core.model import Edge
 from core.traces import TraceRun
 

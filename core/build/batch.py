@@ -14,15 +14,22 @@ import multiprocessing
 import signal
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from core.build.harness import HarnessTemplate
 from core.build.model import RepoResult
-from core.build.output import FinalOptions, LanguageSummary, finalize_language, load_repo_results, \
-    merged_result, prepare_output, save_repo_result
+from core.build.output import (
+    FinalOptions,
+    LanguageSummary,
+    finalize_language,
+    load_repo_results,
+    merged_result,
+    prepare_output,
+    save_repo_result,
+)
 from core.build.pipeline import BuildOptions, RepoTask, TraceRuns, build_repository, repo_names
 from core.build.repository import sanitise_repo_name
 from core.endpoints import RunSettings
@@ -117,7 +124,7 @@ def _collect(future, task: RepoTask, out: Path, report: BatchReport, earlier: Re
         return f"{task.repo_name}: cancelled"
     try:
         result = future.result()
-    except Exception as error:  # the worker died or the task could not run there
+    except Exception as error:  # noqa: BLE001 - the worker died or the task could not run there
         message = f"the task failed: {type(error).__name__}: {error}"
         log.error("%s: %s", task.repo_name, message)
         report.failed.append((task.repo_name, message))

@@ -23,10 +23,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.build.model import ENTRY_NAME_TAKEN, Candidate, CandidateProblem
 from core.build.import_resolution import captures
-from core.build.program_files import DEFAULT_MAX_FILES, FileGatherer, FileSet, entry_clash, harness_path, \
-    repository_sources
+from core.build.model import ENTRY_NAME_TAKEN, Candidate, CandidateProblem
+from core.build.program_files import (
+    DEFAULT_MAX_FILES,
+    FileGatherer,
+    FileSet,
+    entry_clash,
+    harness_path,
+    repository_sources,
+)
 from core.errors import BuildError
 from core.model import SOURCE_SUFFIXES, Node
 from core.symbols import extract_symbols, java, javascript, python

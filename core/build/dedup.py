@@ -23,6 +23,7 @@ from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
+
 from core.errors import BuildError
 from core.model import LANGUAGES
 from core.symbols.parsing import parser

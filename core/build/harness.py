@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from core.answer_cache import AnswerCache
 from core.build.model import Candidate, Harness
@@ -38,7 +38,7 @@ class HarnessTemplate:
     source: str  # the file it came from, for messages
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "HarnessTemplate":
+    def load(cls, path: str | Path | None = None) -> HarnessTemplate:
         """The bundled template, or `path`; BuildError naming the file when it cannot be used."""
         path = Path(path) if path is not None else HARNESS_PROMPT
         try:
@@ -48,7 +48,7 @@ class HarnessTemplate:
         return cls.parse(text, str(path))
 
     @classmethod
-    def parse(cls, text: str, source: str) -> "HarnessTemplate":
+    def parse(cls, text: str, source: str) -> HarnessTemplate:
         text = _COMMENT.sub("", text)
         parts = _SECTION.split(text)
         sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}

@@ -12,10 +12,11 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
+from core import traces
 from core.answer_cache import AnswerCache
 from core.build.acceptance import judge_runs
 from core.build.candidates import find_candidates
@@ -28,7 +29,6 @@ from core.datasets import load_program
 from core.endpoints import RunSettings
 from core.errors import BuildError, TraceEvalError
 from core.model import LANGUAGES, Instance
-from core import traces
 from core.traces import TraceRun
 
 log = logging.getLogger(__name__)
@@ -214,9 +214,9 @@ def trace_harness(candidate: Candidate, files: dict[str, str], harness: Harness,
         runs = _runs_until_judged(loaded[0], options, trace_runs)
     judgement = judge_runs(runs, candidate.name, candidate.members, harness.path, options.min_edges)
     statuses = tuple(run.status for run in runs)
-    common = dict(target=candidate.name, target_kind=candidate.kind, original_file=candidate.original_file,
-                  harness=harness, runs=len(runs),
-                  statuses=statuses, internal_edges=judgement.internal_edges, detail=judgement.detail)
+    common = {"target": candidate.name, "target_kind": candidate.kind, "original_file": candidate.original_file,
+              "harness": harness, "runs": len(runs),
+              "statuses": statuses, "internal_edges": judgement.internal_edges, "detail": judgement.detail}
     if not judgement.accepted:
         return Attempt(reason=judgement.reason, **common), runs
     return Attempt(files=program, graph=runs[0].graph.to_dict(), **common), runs

@@ -7,8 +7,17 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-from core.build.import_resolution import Dependency, Imports, Problem, captures, dotted, identifiers, join, \
-    place_files, within
+from core.build.import_resolution import (
+    Dependency,
+    Imports,
+    Problem,
+    captures,
+    dotted,
+    identifiers,
+    join,
+    place_files,
+    within,
+)
 from core.build.model import EXTRACTION_FAILED, THIRD_PARTY
 from core.symbols.parsing import Source, TsNode
 

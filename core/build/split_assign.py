@@ -27,7 +27,7 @@ def assign_splits(repo_sizes: Mapping[str, int], test_share: float = 0.2, seed: 
     _check_sizes(repo_sizes)
     names = sorted(repo_sizes)
     if test_share in (0, 1):
-        return {repo: "test" if test_share == 1 else "train" for repo in names}
+        return dict.fromkeys(names, "test" if test_share == 1 else "train")
     order = list(names)
     random.Random(seed).shuffle(order)
     test = _greedy_test_repos(order, repo_sizes, test_share * sum(repo_sizes.values()))

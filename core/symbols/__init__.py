@@ -13,7 +13,7 @@ Lines are 1-based, columns 0-based in characters, end exclusive.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from core.model import LANGUAGES, SOURCE_SUFFIXES
 from core.symbols import java, javascript, python

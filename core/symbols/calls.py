@@ -17,7 +17,7 @@ not seen. The line is the callee identifier's, so a multi-line chain marks the r
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from core.symbols import java, javascript, python
 from core.symbols.scan import CallSite

@@ -24,9 +24,10 @@ Java has no module nodes.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 import tree_sitter as ts
 

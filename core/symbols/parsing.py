@@ -6,9 +6,10 @@ or a Python `str` index shows), so non-ASCII lines are converted. End points are
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import TypeVar
 
 import tree_sitter as ts
 
@@ -53,7 +54,7 @@ class Source:
     ascii: bool
 
     @classmethod
-    def parse(cls, lang: str, path: str, text: str) -> "Source":
+    def parse(cls, lang: str, path: str, text: str) -> Source:
         data = text.encode("utf-8", "replace")
         return cls(path, data, parser(lang).parse(data), len(data) == len(text))
 

@@ -22,7 +22,7 @@ A constructor name with no declared constructor places on the class. None when n
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from core.model import Node
 

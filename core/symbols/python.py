@@ -73,10 +73,7 @@ class _Extractor:
     def function(self, node: TsNode, scope: _Scope):
         short = self.source.text(node.child_by_field_name("name"))
         name = f"{scope.qual}.{short}"
-        if scope.in_class:
-            kind = "constructor" if short in CONSTRUCTORS else "method"
-        else:
-            kind = "function"
+        kind = ("constructor" if short in CONSTRUCTORS else "method") if scope.in_class else "function"
         span = self.spans.pop(node.id, node)
         names = (short, scope.qual.rpartition(".")[2]) if kind == "constructor" else (short,)
         self.out.define(name, kind, span, *names)

@@ -1,7 +1,7 @@
 """`SymbolTable`: the nodes of one program, looked up by exact or tolerant name."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.model import Node
 from core.symbols.placement import DottedPlacer, JavaPlacer

@@ -45,7 +45,8 @@ def main() -> None:
             app = Path(sys.argv[1]).resolve()
         else:
             started = time.perf_counter()
-            subprocess.run(["bash", "packaging/build-app.sh", "--python", sys.executable, "--out", str(scratch / "dist")],
+            subprocess.run(["bash", "packaging/build-app.sh", "--python", sys.executable, "--out",
+                            str(scratch / "dist")],
                            cwd=ROOT, check=True, capture_output=True)
             print(f"build (PyInstaller, tarball, start-up check): {time.perf_counter() - started:.0f} s")
             app = scratch / "dist" / "traceeval-studio"

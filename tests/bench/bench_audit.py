@@ -51,12 +51,12 @@ from core import audit_sampling  # noqa: E402
 from core.audit_export import render_report  # noqa: E402
 from core.audit_reports import audit_report, audit_selection  # noqa: E402
 from core.audit_sampling import create_audit, population_edges, stratified_sample  # noqa: E402
-from core.stats import sample_size_for_margin  # noqa: E402
 from core.audit_store import AuditStore  # noqa: E402
 from core.audits import STRATA, sample_fingerprint  # noqa: E402
 from core.importing import import_results  # noqa: E402
 from core.indexing import open_dataset  # noqa: E402
 from core.scoring import score_table  # noqa: E402
+from core.stats import sample_size_for_margin  # noqa: E402
 from core.verdicts import LABELS, REAL_CALL, now_precise  # noqa: E402
 from core.workspace_merge import merge_workspace  # noqa: E402
 from tests.bench.synthetic import generate, split_ids  # noqa: E402
@@ -96,7 +96,7 @@ class Stopwatch:
     def __init__(self, owner, name: str):
         self.owner, self.name, self.seconds, self.calls = owner, name, 0.0, 0
 
-    def __enter__(self) -> "Stopwatch":
+    def __enter__(self) -> Stopwatch:
         self.original = original = getattr(self.owner, self.name)
 
         def wrapped(*args, **kwargs):
@@ -354,7 +354,7 @@ def run(work: Path, scale: float) -> int:
         check_report(report, items, alice, carol, table)
         renders = {}
         for fmt in ("md", "json", "csv"):
-            text, renders[fmt] = timed(f"  render_report {fmt}", lambda: render_report(report, fmt),
+            text, renders[fmt] = timed(f"  render_report {fmt}", lambda: render_report(report, fmt),  # noqa: B023 - called at once
                                        note=lambda t: f"{len(t) / 1000:,.0f} kB")
             check_render(fmt, text, report)
         print(f"  rendering all three: {100 * sum(renders.values()) / report_s:.1f} % of building the report")

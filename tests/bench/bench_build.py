@@ -109,7 +109,7 @@ def main() -> None:
         print(f"   {summary.accepted:,} written, {summary.rejected.get('near_duplicate', 0):,} near-duplicates "
               f"dropped; {final_s / plain_s:.1f}x the plain write")
         assert summary.rejected.get("near_duplicate", 0) == args.programs // 10
-        _, again_s = timed("   finalize_language again (nothing new)",
+        _, _again_s = timed("   finalize_language again (nothing new)",
                            lambda: finalize_language(out, "python", FinalOptions()))
         dataset = load_dataset(out)
         assert len(dataset.instances) == summary.accepted and not dataset.errors, dataset.errors[:3]

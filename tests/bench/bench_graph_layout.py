@@ -21,10 +21,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.graph_export import picture_for, to_svg
-from core.graph_layout import GraphLayout, layered_layout
-from core.model import CallGraph, Instance, Prediction
-from core.overlay import build_overlay
+from core.graph_export import picture_for, to_svg  # noqa: E402
+from core.graph_layout import GraphLayout, layered_layout  # noqa: E402
+from core.model import CallGraph, Instance, Prediction  # noqa: E402
+from core.overlay import build_overlay  # noqa: E402
 
 
 def random_call_graph(n: int, m: int, seed: int) -> tuple[list[str], list[tuple[str, str]], dict[str, str]]:
@@ -91,7 +91,8 @@ def bench_layout(n: int, m: int, repeat: int) -> None:
     proper = [e for e in edges if e[0] != e[1]]
     print(f"\n{n:,} nodes / {m:,} edges: {int(ours.layers.max()) + 1} layers, "
           f"{len(ours.reversed_edges)} edges reversed to break cycles")
-    print(f"  layered_layout              {ours_s * 1000:9.1f} ms   crossings {drawn_crossings(ours.positions, index, proper):>10,}")
+    crossings = drawn_crossings(ours.positions, index, proper)
+    print(f"  layered_layout              {ours_s * 1000:9.1f} ms   crossings {crossings:>10,}")
     print(f"  no crossing reduction       {plain_s * 1000:9.1f} ms   crossings "
           f"{drawn_crossings(plain.positions, index, proper):>10,}")
     print(f"  nx.multipartite_layout      {nx_s * 1000:9.1f} ms   crossings "

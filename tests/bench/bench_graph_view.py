@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.overlay import InstanceOverlay, OverlayEdge
-from core.traces import TraceRun
+from core.overlay import InstanceOverlay, OverlayEdge  # noqa: E402
+from core.traces import TraceRun  # noqa: E402
 
 MODELS = ("synthetic-strong", "synthetic-weak")
 
@@ -98,7 +98,8 @@ def main() -> None:
         return out
 
     def fmt(samples: list[float]) -> str:
-        return f"median {statistics.median(samples):7.1f} ms  (min {min(samples):.1f}, max {max(samples):.1f}, n={len(samples)})"
+        return (f"median {statistics.median(samples):7.1f} ms  "
+                f"(min {min(samples):.1f}, max {max(samples):.1f}, n={len(samples)})")
 
     state = AppState()
     state.select_model(MODELS[0])
@@ -163,7 +164,8 @@ def main() -> None:
 
     def zoomed_in(view: pg.ViewBox, factor: float) -> None:
         rect = view.viewRect()
-        view.setRange(QRectF(rect.center().x() - rect.width() / factor / 2, rect.center().y() - rect.height() / factor / 2,
+        view.setRange(QRectF(rect.center().x() - rect.width() / factor / 2,
+                             rect.center().y() - rect.height() / factor / 2,
                              rect.width() / factor, rect.height() / factor), padding=0)
         settle()
 
@@ -181,7 +183,8 @@ def main() -> None:
           f"arrowheads {mid_arrows}")
     print(f"  pan + repaint, zoomed in x30, labels on (ours):      {fmt(ours_in)}  labels {len(panel.label_nodes())}")
     state.set_class_shown("FP", False)
-    toggle_big = timed(lambda: toggle("FP", True)) + timed(lambda: toggle("FP", False)) + timed(lambda: toggle("FP", True))
+    toggle_big = timed(lambda: toggle("FP", True)) + timed(lambda: toggle("FP", False)) + timed(lambda: toggle("FP",
+                                                                                                               True))
     print(f"  toggle a class at 2,000 nodes:                       {fmt(toggle_big)}")
 
     # The naive baseline: one QGraphicsItem per node and per edge, in the same kind of view.

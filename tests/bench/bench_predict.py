@@ -32,9 +32,9 @@ _SANDBOX = private_user_folders("predict")  # before anything reads the folders'
 
 import openai  # noqa: E402
 
+from core.chat import NO_PLACEHOLDER_KEY  # noqa: E402
 from core.endpoints import RunSettings  # noqa: E402
 from core.indexing import open_dataset  # noqa: E402
-from core.chat import NO_PLACEHOLDER_KEY  # noqa: E402
 from core.llm_runner import run_model  # noqa: E402
 from core.metrics import micro_scores, sum_counts  # noqa: E402
 from core.model import LANGUAGES  # noqa: E402
@@ -43,7 +43,6 @@ from core.prompts import build_prompt  # noqa: E402
 from core.scoring import scoring_key  # noqa: E402
 from tests.bench.synthetic import generate, split_ids  # noqa: E402
 from tests.llm_server import FakeChatServer, answer_text, truth_answers  # noqa: E402
-
 
 SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"
 PAPER_TEST_PROGRAMS = 2129
@@ -195,7 +194,7 @@ def main() -> int:
             for concurrency in CONCURRENCIES:
                 with FakeChatServer(truth_answers(answers)) as server:
                     bare_s[concurrency] = bare_run(f"baseline: bare AsyncOpenAI, concurrency {concurrency:>2}",
-                                                   lambda: bare_concurrent(server.base_url, messages, concurrency))
+                                                   lambda: bare_concurrent(server.base_url, messages, concurrency))  # noqa: B023
                     assert len(server.chat_requests()) == n
 
             # the runner

@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.datasets import load_program
-from tracers.python import PythonTracer, c_backend_available
+from core.datasets import load_program  # noqa: E402
+from tracers.python import PythonTracer, c_backend_available  # noqa: E402
 
 PROGRAM = '''\
 import time

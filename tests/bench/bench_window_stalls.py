@@ -61,7 +61,7 @@ class StallSampler:
     """With --why: a thread that, while the GUI thread is late for its tick, samples where it is (the
     innermost frames of this project), so a stall can be traced to its code."""
 
-    def __init__(self, meter: "StallMeter") -> None:
+    def __init__(self, meter: StallMeter) -> None:
         import collections
         import threading
 

@@ -7,16 +7,31 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
 from core.model import Prediction
 from core.prompts import build_prompt
+from resources import DEMO_DATASET
+from tests.gui.conftest import OPEN_TIMEOUT_MS
 from traceeval_gui.jobs import OpenDatasetJob
 from traceeval_gui.views import answer_panel as answer_panel_module
-from traceeval_gui.views.answer_panel import ANSWER_VIEW, NO_DATASET, NO_MODEL, NO_PROGRAM, PROBLEMS_LISTED, \
-    PROMPT_VIEW, AnswerPanel, no_answer_text
+from traceeval_gui.views.answer_panel import (
+    ANSWER_VIEW,
+    NO_DATASET,
+    NO_MODEL,
+    NO_PROGRAM,
+    PROBLEMS_LISTED,
+    PROMPT_VIEW,
+    AnswerPanel,
+    no_answer_text,
+)
 from traceeval_gui.views.answer_prompt import NO_HASH, OTHER_PROMPT, SAME_PROMPT
 from traceeval_gui.views.answer_questions import NO_ANSWER_LINE, QUESTION_ROLE
-from traceeval_gui.views.answer_text import DIM_TEXT, FOCUS_TINT, SHOWN_CHARS, SHOWN_LINES, WARNING_TINT, \
-    line_tooltip, margin_text
-from tests.gui.conftest import OPEN_TIMEOUT_MS
-from resources import DEMO_DATASET
+from traceeval_gui.views.answer_text import (
+    DIM_TEXT,
+    FOCUS_TINT,
+    SHOWN_CHARS,
+    SHOWN_LINES,
+    WARNING_TINT,
+    line_tooltip,
+    margin_text,
+)
 
 CALCPAD = "python/calcpad_0001"
 NO_WEAK_ANSWER = "python/ledgerlite_0002"  # illustrative-weak has no result for it

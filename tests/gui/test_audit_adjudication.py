@@ -20,7 +20,7 @@ def show_disagreements(window, qtbot, bob_path):  # noqa: F811
 
 
 def test_adjudication_shows_the_code_and_every_annotators_verdict_and_note(window, state, bob_path, qtbot):  # noqa: F811
-    results, panel = show_disagreements(window, qtbot, bob_path)
+    _results, panel = show_disagreements(window, qtbot, bob_path)
     row = panel.current_row()
     assert row.item.position == 0  # alice wrote "seen in main()" on it; bob left no note
     evidence = panel.evidence  # the audit window's evidence panel, the one home of this view
@@ -44,7 +44,7 @@ def test_adjudication_shows_the_code_and_every_annotators_verdict_and_note(windo
 
 
 def test_the_tab_order_follows_the_form_and_its_hint(window, state, bob_path, qtbot):  # noqa: F811
-    results, panel = show_disagreements(window, qtbot, bob_path)
+    _results, panel = show_disagreements(window, qtbot, bob_path)
     assert KEYS_HINT in panel.summary_label.text()
     assert KEYS_HINT == "Pick a row, 1–4 for the final verdict, Tab to the reason, Enter to settle."
     panel.adjudicator_edit.setText("carol")

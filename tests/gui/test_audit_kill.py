@@ -50,4 +50,4 @@ def test_sigkill_mid_audit_loses_no_verdict(tmp_path):
         assert judged == items[:len(judged)]
         for number, item in enumerate(judged[:given], 1):
             assert current[("ann", item.ref)].label == KEY_LABELS[(number - 1) % len(KEY_LABELS)]
-        assert set(v.label for v in current.values()) <= set(LABELS)
+        assert {v.label for v in current.values()} <= set(LABELS)

@@ -20,7 +20,7 @@ from traceeval_gui.views.audit_results_window import AuditResultsWindow
 from traceeval_gui.views.disagreements_panel import ROW_ROLE
 
 TIMEOUT_MS = 30_000
-AUDIT = dict(population="all", model="illustrative-weak", size=30, seed=3)
+AUDIT = {"population": "all", "model": "illustrative-weak", "size": 30, "seed": 3}
 WEAK = "illustrative-weak"
 
 

@@ -1,6 +1,6 @@
 """Spot-check audits in the window: a new audit made in the dialog, 100 edges judged with the keys
 alone, undo, notes, moving about, resuming, annotators kept apart, and the evidence shown."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
 from core.audit_sampling import create_audit
-from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
+from core.stats import sample_size_for_margin
 from core.traces import OK, EdgeEvidence, TraceRun
 
 LABEL_KEYS = [(Qt.Key.Key_1, "correct"), (Qt.Key.Key_2, "wrong"), (Qt.Key.Key_4, "unsure"),
@@ -226,7 +226,7 @@ def test_the_evidence_shows_the_call_sites_and_what_the_trace_saw(window, state,
     assert evidence.trace_label.text().count("No trace run yet") == 1
 
     lines = tuple(sites[:2])
-    run = TraceRun(item.instance_key, item.language, "test", "1", datetime.now(timezone.utc).isoformat(), 0.1, OK,
+    run = TraceRun(item.instance_key, item.language, "test", "1", datetime.now(UTC).isoformat(), 0.1, OK,
                    "", edges=(EdgeEvidence(item.caller, item.callee, 8, lines),))
     state.workspace.store_run(run)
     state.run_stored(item.instance_key)
@@ -235,7 +235,7 @@ def test_the_evidence_shows_the_call_sites_and_what_the_trace_saw(window, state,
     assert evidence.caller_view.marked_lines() == list(lines)  # the trace's call sites now
 
     state.workspace.store_run(TraceRun(item.instance_key, item.language, "test", "1",
-                                       datetime.now(timezone.utc).isoformat(), 0.1, OK, ""))
+                                       datetime.now(UTC).isoformat(), 0.1, OK, ""))
     state.run_stored(item.instance_key)
     assert "never saw this call" in evidence.trace_label.text()
 

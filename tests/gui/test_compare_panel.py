@@ -218,7 +218,7 @@ def test_edge_names_are_the_shortest_parts_that_tell_them_apart_with_the_full_na
     edges = panel.edges()
     names = {name for e in edges for name in (e.caller, e.callee)}
     shown = {}
-    for row, edge in enumerate(edges):
+    for _row, edge in enumerate(edges):
         for column, name in ((1, edge.caller), (2, edge.callee)):
             index = source.index(source.row_of(edge.caller, edge.callee), column)
             assert index.data(Qt.ItemDataRole.ToolTipRole) == name

@@ -131,7 +131,7 @@ def test_drawn_edges_per_class_are_the_overlay_classification(window, state, pan
     assert panel.mode == mode and panel.drawn_edges() == expected
     layout = panel.picture.layout
     geometry = EdgeGeometry.build(layout, [e.edge for e in state.detail().overlay.edges])
-    routed = set(geometry.edges[i] for i in geometry.routes.ids.tolist())
+    routed = {geometry.edges[i] for i in geometry.routes.ids.tolist()}
 
     def segments_of(edge):
         if edge in routed:

@@ -121,7 +121,8 @@ def new_workspace(window, qtbot, tmp_path):
 def import_results(window, qtbot, tmp_path):
     answers = tmp_path / "answers.jsonl"
     key = window.state.instance_key
-    answers.write_text('{"instance": "%s", "model": "menu-model", "response": "{}"}\n' % key.split("/")[-1])
+    instance = key.split("/")[-1]
+    answers.write_text(f'{{"instance": "{instance}", "model": "menu-model", "response": "{{}}"}}\n')
     seen = on_next_dialog(qtbot, lambda d: (d.selectFile(str(answers)), d.accept()), QFileDialog)
     press(window, qtbot, "File › Import Results")
     assert seen

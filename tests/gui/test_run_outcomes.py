@@ -3,8 +3,8 @@ run's first answers make that model model A."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.gui.test_model_runs import answers, request, run_to_the_end  # noqa: F401  (a fixture)
 from core.prompts import build_prompt
+from tests.gui.test_model_runs import answers, request, run_to_the_end  # noqa: F401  (a fixture)
 from tests.llm_server import FakeChatServer, hang, request_prompt_hash, truth_answers
 
 TRACE_TIMEOUT_MS = 20_000

@@ -78,7 +78,7 @@ def _run_app(*args, tmp_path):
     env.pop("WAYLAND_DISPLAY", None)
     env.pop("QT_QPA_PLATFORM", None)  # the app must choose offscreen itself
     return subprocess.run([sys.executable, "-m", "traceeval_gui.app", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_screenshot_mode_writes_a_png_of_the_window(tmp_path):
@@ -95,7 +95,7 @@ def test_screenshot_mode_draws_an_audit_window_at_the_screenshot_size(tmp_path):
     workspace = tmp_path / "audit.sqlite"
     made = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", "audit", "new", "spot", "--population", "truth",
                            "--size", "10", "--seed", "2", "--workspace", str(workspace)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert made.returncode == 0, made.stderr
     out = tmp_path / "audit.png"
     result = _run_app("--workspace", str(workspace), "--audit", "spot", "--annotator", "ann", "--screenshot", str(out),

@@ -21,7 +21,8 @@ CALCPAD = "python/calcpad_0001"
 LEDGER = "python/ledgerlite_0002"
 
 SPIN = "def helper():\n    return 1\n\n\ndef spin():\n    helper()\n    while True:\n        pass\n\n\nspin()\n"
-DIFFERS = ("def helper():\n    return 1\n\n\ndef other():\n    return 2\n\n\ndef run():\n    helper()\n    other()\n\n\n"
+DIFFERS = ("def helper():\n    return 1\n\n\ndef other():\n    return 2\n\n\n"
+           "def run():\n    helper()\n    other()\n\n\n"
            "run()\n")
 
 
@@ -47,7 +48,8 @@ def small(state, qtbot, tmp_path):
                   {"main": ["main.spin"], "main.helper": [], "main.spin": ["main.helper"]})
     write_program(root / "benchmark/python/broken_0001", {"main.py": "def f(:\n    pass\n"}, {"main": [], "main.f": []})
     write_program(root / "benchmark/python/differs_0001", {"main.py": DIFFERS},
-                  {"main": ["main.run"], "main.helper": [], "main.other": [], "main.run": ["main.helper", "main.ghost"]})
+                  {"main": ["main.run"], "main.helper": [], "main.other": [], "main.run": ["main.helper",
+                                                                                           "main.ghost"]})
     _open(state, qtbot, root, tmp_path)
     return state
 
@@ -90,7 +92,8 @@ def test_tracing_a_demo_program_stores_the_run_and_shows_it_agreeing_with_the_tr
     assert {e.edge for e in stored.edges} == truth.edge_set  # the demo truth is what a real trace sees
 
     assert panel.runs_combo.count() == 1 and panel.runs_combo.itemData(0) == rows[0].id
-    assert panel.runs_combo.itemText(0).startswith(f"#{rows[0].id}  ") and "ok  26 edges" in panel.runs_combo.itemText(0)
+    first = panel.runs_combo.itemText(0)
+    assert first.startswith(f"#{rows[0].id}  ") and "ok  26 edges" in first
     assert panel.shown_run_id == rows[0].id and panel.shown_run == stored
     assert panel.status_badge.text() == "OK" and STATUS_COLOURS[traces.OK] in panel.status_badge.styleSheet()
     assert panel.message_label.text() == stored.message

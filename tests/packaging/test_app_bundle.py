@@ -28,7 +28,7 @@ def built(tmp_path_factory):
     """(app folder, tarball) from one run of the build script, which ends by starting the app."""
     out = tmp_path_factory.mktemp("app")
     result = subprocess.run(["bash", "packaging/build-app.sh", "--python", sys.executable, "--out", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+                            cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "TraceEval Studio — demo, 15 programs" in result.stdout  # the script's own start-up check
     return out / "traceeval-studio", out / f"traceeval-studio-{VERSION}-linux-{os.uname().machine}.tar.gz"
@@ -41,7 +41,7 @@ def test_the_window_starts_on_the_demo_dataset_on_an_x_display(built, tmp_path):
     env = {k: v for k, v in user_env(tmp_path).items() if k != "QT_QPA_PLATFORM"}
     result = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", str(app / "traceeval-gui"),
                              "--screenshot", str(shot), "--instance", "javascript/eventide_0002", "--tab", "metrics"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"wrote {shot}: TraceEval Studio — demo, 15 programs\n"
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
@@ -101,7 +101,8 @@ def test_a_build_on_two_worker_processes_runs_in_the_app(built, tmp_path):
     source = tmp_path / "repos" / "geomkit"
     shutil.copytree(repo("python", "geomkit"), source)
     with harness_server() as server:
-        result = run_user_command(app, "traceeval", "build", source, "--language", "python", "--out", tmp_path / "built",
+        result = run_user_command(app, "traceeval", "build", source, "--language", "python", "--out",
+                                  tmp_path / "built",
                          "--model", "fake-model", "--base-url", server.base_url, "--max-per-repo", "2",
                          "--jobs", "2", tmp_path=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -115,18 +116,19 @@ def test_the_tarball_holds_the_app_and_install_sh_installs_and_removes_it(built,
     unpacked = tmp_path / "unpacked" / "traceeval-studio"
     prefix = tmp_path / "prefix"
     result = subprocess.run(["bash", str(unpacked / "install.sh"), "--prefix", str(prefix)], capture_output=True,
-                            text=True, timeout=300)
+                            text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr
-    assert run_user_command(prefix / "bin", "traceeval", "--version", tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
+    assert run_user_command(prefix / "bin", "traceeval", "--version",
+                            tmp_path=tmp_path).stdout == f"traceeval {VERSION}\n"
     entry = prefix / "share" / "applications" / "io.github.traceeval.Studio.desktop"
     assert f"Exec={prefix}/lib/traceeval-studio/traceeval-gui %f" in entry.read_text().splitlines()
-    checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
+    checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False)
     assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout
     assert (prefix / "share" / "icons" / "hicolor" / "48x48" / "apps" / "traceeval-studio.png").is_file()
     assert (prefix / "share" / "metainfo" / "io.github.traceeval.Studio.metainfo.xml").is_file()
 
     result = subprocess.run(["bash", str(prefix / "lib" / "traceeval-studio" / "install.sh"), "--prefix",
-                             str(prefix), "--uninstall"], capture_output=True, text=True, timeout=60)
+                             str(prefix), "--uninstall"], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     caches = ("mimeinfo.cache", "icon-theme.cache")  # the desktop's own indexes, refreshed by install.sh
     assert not [p for p in prefix.rglob("*") if (p.is_file() or p.is_symlink()) and p.name not in caches]

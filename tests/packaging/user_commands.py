@@ -22,4 +22,4 @@ def user_env(tmp_path: Path) -> dict[str, str]:
 def run_user_command(folder: Path, command: str, *args, tmp_path: Path) -> subprocess.CompletedProcess:
     """`folder/command args...` from `tmp_path`, with `user_env`."""
     return subprocess.run([str(folder / command), *map(str, args)], cwd=tmp_path, env=user_env(tmp_path),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)

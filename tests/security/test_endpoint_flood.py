@@ -217,7 +217,7 @@ def test_a_trickling_answer_ends_at_the_timeout_however_often_a_byte_arrives(dem
 
 
 def test_a_retried_trickle_is_bounded_by_timeout_times_attempts(demo):
-    path, answers, victim, victim_hash, count = demo
+    path, answers, _victim, victim_hash, count = demo
     with FloodServer(answers, victim_hash, "trickle") as server:
         code, err, wall, _ = run_predict(path, server.base_url, "--timeout", "2", "--retries", "1")
     assert code == 1 and "(gave up after 2 attempts)" in err, err

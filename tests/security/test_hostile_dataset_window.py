@@ -10,7 +10,7 @@ try:
 except ImportError:  # no Qt here, or the headless run (tests/block_qt.py)
     pytest.skip("needs Qt", allow_module_level=True)
 
-from tests.builders import released_dataset  # noqa: E402
+from tests.builders import released_dataset
 
 OPEN_TIMEOUT_MS = 20_000
 

@@ -9,14 +9,16 @@ import pytest
 
 pytest.importorskip("PySide6", exc_type=ImportError)  # not installed, or blocked in the headless run
 
-from PySide6.QtCore import Qt  # noqa: E402
+import itertools
 
-from core.indexing import open_dataset  # noqa: E402
-from core.overlay import SHOWN_EDGE_LIMIT  # noqa: E402
-from resources import DEMO_DATASET  # noqa: E402
-from tests.cli_run import run  # noqa: E402
-from tests.llm_server import answer_text  # noqa: E402
-from traceeval_gui.views.answer_text import SHOWN_CHARS, SHOWN_LINE_CHARS  # noqa: E402
+from PySide6.QtCore import Qt
+
+from core.indexing import open_dataset
+from core.overlay import SHOWN_EDGE_LIMIT
+from resources import DEMO_DATASET
+from tests.cli_run import run
+from tests.llm_server import answer_text
+from traceeval_gui.views.answer_text import SHOWN_CHARS, SHOWN_LINE_CHARS
 
 OPEN_TIMEOUT_MS = 120_000
 SCORE_TIMEOUT_MS = 120_000
@@ -71,7 +73,7 @@ def _chips_readable(chips) -> bool:
     """Every class chip is as wide as its count in bold, and none overlaps the next."""
     boxes = sorted((chip.geometry() for chip in chips.values()), key=lambda box: box.x())
     return all(chip.width() >= chip.minimumWidth() > 0 for chip in chips.values()) and \
-        all(box.right() < after.left() for box, after in zip(boxes, boxes[1:]))
+        all(box.right() < after.left() for box, after in itertools.pairwise(boxes))
 
 
 def test_a_million_callees_are_shown_in_part_and_scored_in_full(window, huge_workspace, qtbot, tmp_path, capsys):
@@ -150,7 +152,7 @@ def test_a_million_callees_are_shown_in_part_and_scored_in_full(window, huge_wor
     # what a user sees (look at these): the summary lines are on screen, the counts are not elided
     for tab, chips in (("edges", edges.class_buttons), ("compare", compare.class_buttons)):
         window.show_tab(tab)
-        qtbot.waitUntil(lambda: _chips_readable(chips))  # once the tab is laid out
+        qtbot.waitUntil(lambda: _chips_readable(chips))  # noqa: B023 - waited on here; once the tab is laid out
         assert window.grab().save(str(tmp_path / f"huge_answer_{tab}.png"))
     window.show_tab("answer")
     assert window.grab().save(str(tmp_path / "huge_answer_answer.png"))

@@ -6,11 +6,11 @@ import pytest
 
 pytest.importorskip("PySide6", exc_type=ImportError)
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from core import traces  # noqa: E402
-from tests.builders import write_program  # noqa: E402
-from tests.security.sandbox_attacks import needs_sandbox  # noqa: E402
+from core import traces
+from tests.builders import write_program
+from tests.security.sandbox_attacks import needs_sandbox
 
 pytestmark = needs_sandbox
 OPEN_TIMEOUT_MS = 20_000

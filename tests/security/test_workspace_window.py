@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("PySide6", exc_type=ImportError)  # also skipped in the run with Qt blocked
 
-from PySide6.QtCore import Qt, QTimer  # noqa: E402
-from PySide6.QtGui import QAction  # noqa: E402
-from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel, QMessageBox  # noqa: E402
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel, QMessageBox
 
-from resources import DEMO_DATASET  # noqa: E402
-from tests.llm_server import FakeChatServer, demo_truth_answers, hang, truth_answers  # noqa: E402
-from tests.security.workspace_processes import cli, finish, released_results  # noqa: E402
-from traceeval_gui.views.file_dialogs import (  # noqa: E402
+from resources import DEMO_DATASET
+from tests.llm_server import FakeChatServer, demo_truth_answers, hang, truth_answers
+from tests.security.workspace_processes import cli, finish, released_results
+from traceeval_gui.views.file_dialogs import (
     existing_directory,
     open_file_name,
     open_file_names,

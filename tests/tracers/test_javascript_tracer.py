@@ -67,7 +67,8 @@ def test_edges_carry_call_counts_and_call_site_lines(tmp_path):
 
 @needs_node
 def test_stack_traces_keep_the_original_line_numbers(tmp_path):
-    run = trace_source(tmp_path, {"main.js": "const f = (x) =>\n  g(x);\nfunction g(x) {\n  throw new Error(`no ${x}`);\n}\nf(1);\n"})
+    run = trace_source(tmp_path, {"main.js": "const f = (x) =>\n  g(x);\n"
+                                             "function g(x) {\n  throw new Error(`no ${x}`);\n}\nf(1);\n"})
     assert run.status == traces.EXCEPTION
     assert run.message == "uncaught exception: Error: no 1 (main.js:4)"
     assert "main.js:4" in run.stderr_tail
@@ -84,7 +85,8 @@ def test_a_killed_run_keeps_its_edges_with_unknown_counts(tmp_path):
 
 @needs_node
 def test_an_unhandled_rejection_is_an_exception(tmp_path):
-    run = trace_source(tmp_path, {"main.js": "async function f() {\n  await null;\n  throw new RangeError('late');\n}\nf();\n"})
+    run = trace_source(tmp_path,
+                       {"main.js": "async function f() {\n  await null;\n  throw new RangeError('late');\n}\nf();\n"})
     assert run.status == traces.EXCEPTION
     assert run.message == "uncaught exception: RangeError: late (main.js:3)"
     assert {e.edge for e in run.edges} == {("main", "main.f")}

@@ -53,7 +53,8 @@ def test_the_packaged_app_looks_for_python3_on_path(monkeypatch, tmp_path):
 @pytest.mark.parametrize("script, problem", [
     (None, "which is not an executable"),
     ("#!/bin/sh\nexit 0\n", "is not a working Python interpreter"),
-    ("#!/bin/sh\necho /usr/bin/python3.8; echo 3.8.10; echo .so\n", "is Python 3.8.10: traced programs need 3.10 or newer"),
+    ("#!/bin/sh\necho /usr/bin/python3.8; echo 3.8.10; echo .so\n",
+     "is Python 3.8.10: traced programs need 3.10 or newer"),
 ])
 def test_an_unusable_interpreter_is_a_toolchain_problem_not_a_crash(monkeypatch, tmp_path, script, problem):
     fake = tmp_path / "python-x"

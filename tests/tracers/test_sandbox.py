@@ -117,7 +117,7 @@ def test_the_network_is_cut(tmp_path):
             "s.settimeout(2)\n"
             "s.connect(('1.1.1.1', 80))\n")
     result, _ = run(tmp_path, code)
-    assert result.exit_code == 1 and "OSError" in result.stderr or "unreachable" in result.stderr
+    assert (result.exit_code == 1 and "OSError" in result.stderr) or "unreachable" in result.stderr
 
 
 def test_the_run_folder_is_removed_afterwards(tmp_path):

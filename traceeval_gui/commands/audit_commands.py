@@ -8,15 +8,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from core.audit_export import render_report, report_json, report_markdown, write_report
 from core.audit_reports import audit_report
 from core.audit_sampling import create_audit
 from core.audit_store import AuditStore
-from core.audits import AUDIT_KINDS, BASELINE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, AuditItem, \
-    human_model_name, label_fits, not_exercised_everywhere, population_phrase
+from core.audits import (
+    AUDIT_KINDS,
+    BASELINE_AUDIT,
+    POPULATION_TITLES,
+    POPULATIONS,
+    STRATA,
+    Audit,
+    AuditItem,
+    human_model_name,
+    label_fits,
+    not_exercised_everywhere,
+    population_phrase,
+)
 from core.baseline import refresh_baseline_predictions
 from core.errors import UsageError
 from core.scoring import parse_languages

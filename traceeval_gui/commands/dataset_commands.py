@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from core.errors import ReleaseError
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.validation import validate_dataset
-from core.errors import ReleaseError
 from traceeval_gui.commands.common import ProgressLine, dataset_root, open_workspace, wording_from
 
 
@@ -26,7 +26,7 @@ def info(args) -> int:
             "languages": {lang: {"programs": by_language[lang],
                                  "test": by_split[(lang, "test")], "train": by_split[(lang, "train")],
                                  "no_split": by_split[(lang, "none")],
-                                 "repositories": sum(1 for l, _ in repos if l == lang),
+                                 "repositories": sum(1 for language, _ in repos if language == lang),
                                  "functions": sum(r.functions for r in rows if r.language == lang),
                                  "edges": sum(r.edges for r in rows if r.language == lang)}
                           for lang in LANGUAGES},

@@ -16,12 +16,24 @@ from core.normalise import MODES
 from core.prices import PriceTable
 from core.prompt_wording import wording_label
 from core.prompts import approximate_tokens, build_prompt
-from core.rules import PAPER, rules_title
 from core.results_writer import write_released_results
+from core.rules import PAPER, rules_title
 from core.scoring import score_table
 from core.tables import render_table
-from traceeval_gui.commands.common import ProgressLine, endpoint_options, instance_arg, instance_key_of, model_names, \
-    open_workspace, release_option, rules_option, run_settings, selection_from, sigint_sets, wording_from
+from traceeval_gui.commands.common import (
+    ProgressLine,
+    endpoint_options,
+    instance_arg,
+    instance_key_of,
+    model_names,
+    open_workspace,
+    release_option,
+    rules_option,
+    run_settings,
+    selection_from,
+    sigint_sets,
+    wording_from,
+)
 
 if TYPE_CHECKING:
     from core.llm_runner import RunReport

@@ -6,8 +6,14 @@ from pathlib import Path
 from core.errors import UsageError
 from core.parity import check_parity, render_parity
 from core.release import RELEASE_ENV, find_release_script
-from traceeval_gui.commands.common import ProgressLine, model_names, open_workspace, release_option, selection_from, \
-    write_output
+from traceeval_gui.commands.common import (
+    ProgressLine,
+    model_names,
+    open_workspace,
+    release_option,
+    selection_from,
+    write_output,
+)
 
 
 def register(commands, dataset_args, selection_args) -> None:

@@ -9,14 +9,29 @@ from pathlib import Path
 
 from core.errors import UsageError
 from core.metrics import INSTANCE_RULE, instance_scores
-from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, counts_of, \
-    rank_differences
+from core.overlay import (
+    BOTH_RIGHT,
+    BOTH_WRONG,
+    COMPARE_CLASSES,
+    ONLY_A_RIGHT,
+    ONLY_B_RIGHT,
+    counts_of,
+    rank_differences,
+)
 from core.palette import EDGE_STYLES
-from core.view_modes import VIEW_MODES
-from core.scoring import NormalisedTruths, instance_counts
 from core.rules import rules_title
-from traceeval_gui.commands.common import instance_arg, instance_key_of, model_names, modes_from, open_workspace, \
-    rules_from, selection_from, write_output
+from core.scoring import NormalisedTruths, instance_counts
+from core.view_modes import VIEW_MODES
+from traceeval_gui.commands.common import (
+    instance_arg,
+    instance_key_of,
+    model_names,
+    modes_from,
+    open_workspace,
+    rules_from,
+    selection_from,
+    write_output,
+)
 
 GRAPH_FORMATS = ("svg", "dot", "graphml", "json")
 GRAPH_SUFFIXES = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".graphml": "graphml", ".json": "json"}
@@ -144,7 +159,8 @@ def compare_models(args) -> int:
         print(f"answered by only one of them (not compared): {names}")
     width = max(len(d.key) for d in shown)
     print()
-    print(f"{'#':>5}  {'program':<{width}}  {'F1 A':>6}  {'F1 B':>6}  {'ΔF1':>6}  {'A TP/FP/FN':>12}  {'B TP/FP/FN':>12}")
+    print(f"{'#':>5}  {'program':<{width}}  {'F1 A':>6}  {'F1 B':>6}  {'ΔF1':>6}  "
+          f"{'A TP/FP/FN':>12}  {'B TP/FP/FN':>12}")
     for rank, d in enumerate(shown, 1):
         print(f"{rank:>5}  {d.key:<{width}}  {d.f1_a * 100:5.1f}%  {d.f1_b * 100:5.1f}%  {d.delta * 100:+6.1f}  "
               f"{_counts_text(d.counts_a):>12}  {_counts_text(d.counts_b):>12}")

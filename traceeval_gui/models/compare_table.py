@@ -5,8 +5,8 @@ through `data()` costs seconds per click at 10,583 rows. Its proxy only filters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -14,8 +14,15 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from core.graph_labels import distinct_labels
 from core.metrics import Counts, instance_scores
 from core.model import LANGUAGE_TITLES
-from core.overlay import BOTH_RIGHT, BOTH_WRONG, COMPARE_CLASSES, ONLY_A_RIGHT, ONLY_B_RIGHT, ModelDifference, \
-    OverlayEdge
+from core.overlay import (
+    BOTH_RIGHT,
+    BOTH_WRONG,
+    COMPARE_CLASSES,
+    ONLY_A_RIGHT,
+    ONLY_B_RIGHT,
+    ModelDifference,
+    OverlayEdge,
+)
 from core.palette import EDGE_STYLES
 from core.workspace import InstanceRow
 from traceeval_gui.models.filtering import change_row_filter

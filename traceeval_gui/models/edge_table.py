@@ -5,8 +5,8 @@ or the trace has. The other columns say what each source says about the edge.
 """
 from __future__ import annotations
 
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import Container, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont

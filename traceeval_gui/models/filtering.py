@@ -1,7 +1,7 @@
 """Changing a proxy's row filter the way the installed Qt wants it."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QSortFilterProxyModel
 

@@ -202,7 +202,7 @@ def hop_nodes(edges: Iterable[Edge], centres: Iterable[str], hops: int) -> set[s
     for caller, callee in edges:
         neighbours.setdefault(caller, set()).add(callee)
         neighbours.setdefault(callee, set()).add(caller)
-    seen = {c: 0 for c in centres}
+    seen = dict.fromkeys(centres, 0)
     queue = deque(seen)
     while queue:
         node = queue.popleft()

@@ -22,8 +22,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QStackedWidget, QToolButton, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from core.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.errors import TraceEvalError

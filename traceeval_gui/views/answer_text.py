@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QSyntaxHighlighter, QTextCharFormat, \
-    QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPaintEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolTip, QWidget
 
 from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
@@ -206,7 +215,7 @@ class AnswerLineHighlighter(QSyntaxHighlighter):
 class _MarginView(QWidget):
     """The line-number gutter (left) or the key column (right) of an `AnswerTextView`."""
 
-    def __init__(self, editor: "AnswerTextView", side: str) -> None:
+    def __init__(self, editor: AnswerTextView, side: str) -> None:
         super().__init__(editor)
         self.editor, self.side = editor, side
         self.setMouseTracking(True)

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMenu, QMessageBox, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, Audit, check_person_name
@@ -143,10 +152,10 @@ class AuditChooserDialog(QDialog):
 
 
 class AuditActions(QObject):
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
-        self.state: "AppState" = window.state
+        self.state: AppState = window.state
         self.windows: dict[tuple[str, str], QWidget] = {}  # (audit, annotator or "results") -> its window
         self.new_action = action(window, "&New Audit…", self.new_audit, "Ctrl+Shift+N",
                                  "Sample edges to spot-check (or programs for a human baseline) and start judging")
@@ -259,7 +268,7 @@ class AuditActions(QObject):
         kind = BaselineWindow if audit.kind == BASELINE_AUDIT else AuditWindow
         try:
             window = kind(self.state, audit_name, annotator, self.window)
-        except Exception as error:  # noqa: BLE001 - whatever stops the window, the user is told, with the detail
+        except Exception as error:  # whatever stops the window, the user is told, with the detail
             log.exception("the audit window for %s (%s) did not open", audit_name, annotator)
             expected = isinstance(error, (TraceEvalError, sqlite3.Error, OSError))
             return self._fail(f"Audit {audit_name} did not open", str(error) or type(error).__name__,

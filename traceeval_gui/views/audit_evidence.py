@@ -10,8 +10,8 @@ caller's body. Audit edges carry normalised names, exactly as the overlay does, 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor

@@ -9,8 +9,17 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QTextCursor, QTextTableFormat
-from PySide6.QtWidgets import QAbstractItemView, QFrame, QHBoxLayout, QLabel, QListWidget, QTextBrowser, \
-    QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.workspace_merge import MergeReport
 from traceeval_gui.views.metrics_panel import HEADER_BACKGROUND

@@ -13,8 +13,20 @@ import html
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QCloseEvent, QColor, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMainWindow, \
-    QProgressBar, QPushButton, QSizePolicy, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.audit_store import AuditStore
 from core.audits import Audit, AuditItem, EdgeRef, label_fits, not_exercised_everywhere, population_phrase
@@ -543,7 +555,7 @@ class AuditWindow(QMainWindow):
 
     def _show_progress(self) -> None:
         total, judged = len(self.items), self.judged
-        counts = {label: 0 for label in LABELS}
+        counts = dict.fromkeys(LABELS, 0)
         for item in self.items:
             verdict = self.verdicts.get(item.ref)
             if verdict is not None:

@@ -27,17 +27,31 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, QTime
 from PySide6.QtGui import QAction, QBrush, QColor, QFont, QKeySequence, QTextCursor
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QMainWindow, \
-    QProgressBar, QSplitter, QStyledItemDelegate, QTabWidget, QToolButton, QTreeWidget, QTreeWidgetItem, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QStyledItemDelegate,
+    QTabWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.audit_store import AuditStore
 from core.audits import BASELINE_AUDIT, check_person_name, human_model_name
 from core.baseline import refresh_baseline_predictions
 from core.errors import AuditError, TraceEvalError
 from core.model import LANGUAGE_TITLES, Instance
-from core.prompt_wording import STUDIO_INSTRUCTIONS
 from core.prompt_examples import EXAMPLES
+from core.prompt_wording import STUDIO_INSTRUCTIONS
 from core.prompts import studio_questions
 from core.symbols import SymbolTable, extract_symbols
 from traceeval_gui.app_state import AppState

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from functools import lru_cache
+from functools import cache
 
 from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, \
-    QTextDocument
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
 STYLES = {False: "default", True: "github-dark"}  # by whether the background is dark
@@ -31,7 +30,7 @@ def is_dark_background(colour: QColor) -> bool:
     return colour.lightness() < 128
 
 
-@lru_cache(maxsize=None)
+@cache
 def _format(token: _TokenType, dark: bool = False) -> QTextCharFormat | None:
     style = get_style_by_name(STYLES[dark]).style_for_token(token)
     if not (style["color"] or style["bold"] or style["italic"]):
@@ -46,7 +45,7 @@ def _format(token: _TokenType, dark: bool = False) -> QTextCharFormat | None:
     return fmt
 
 
-@lru_cache(maxsize=None)
+@cache
 def _styled(token: _TokenType) -> bool:
     return token is not Token.Text and (_format(token, False) is not None or _format(token, True) is not None)
 

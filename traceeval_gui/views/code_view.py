@@ -6,7 +6,7 @@ between the two), and the syntax colours from a pygments style that reads on tha
 a dark theme as in a light one, and follows a palette change."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QTextCursor, QTextDocument, QTextFormat
@@ -57,7 +57,7 @@ def line_tints(document: QTextDocument, tints: Mapping[int, QColor], first_line:
 class GutterView(QWidget):
     """The strip left of the text: sized, painted and explained (tooltips) by its editor."""
 
-    def __init__(self, editor: "NumberedCodeView") -> None:
+    def __init__(self, editor: NumberedCodeView) -> None:
         super().__init__(editor)
         self.editor = editor
         self.setMouseTracking(True)

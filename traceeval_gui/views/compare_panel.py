@@ -11,8 +11,19 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, \
-    QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStackedWidget,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.metrics import INSTANCE_RULE, Counts, instance_scores
 from core.model import LANGUAGE_TITLES, LANGUAGES
@@ -20,9 +31,20 @@ from core.overlay import COMPARE_CLASSES, rank_differences
 from core.palette import EDGE_STYLES
 from core.wording import count_of
 from traceeval_gui.app_state import AppState
-from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, DIFFERENCE_ROLE, EDGE_ROLE, MODEL_A_COLOUR, \
-    MODEL_B_COLOUR, SCORE_ROLE, CompareEdge, CompareEdgeFilterProxyModel, CompareEdgeTableModel, \
-    DifferenceFilterProxyModel, DifferenceTableModel, compare_tint
+from traceeval_gui.models.compare_table import (
+    DIFFERENCE_COLUMNS,
+    DIFFERENCE_ROLE,
+    EDGE_ROLE,
+    MODEL_A_COLOUR,
+    MODEL_B_COLOUR,
+    SCORE_ROLE,
+    CompareEdge,
+    CompareEdgeFilterProxyModel,
+    CompareEdgeTableModel,
+    DifferenceFilterProxyModel,
+    DifferenceTableModel,
+    compare_tint,
+)
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.edge_table import fit_checked_text
 from traceeval_gui.views.form_parts import pane_splitter

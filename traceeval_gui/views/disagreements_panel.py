@@ -11,6 +11,7 @@ adjudicator, Settle. Settling a settled edge again replaces its verdict (the new
 from __future__ import annotations
 
 import html
+import itertools
 import sqlite3
 from dataclasses import replace
 
@@ -205,7 +206,7 @@ class DisagreementsPanel(QWidget):
         layout.addWidget(self.splitter, 1)
         chain = [self.table, *self.label_buttons.values(), self.reason_edit, self.adjudicator_edit,
                  self.settle_button]
-        for before, after in zip(chain, chain[1:]):  # top to bottom, as laid out
+        for before, after in itertools.pairwise(chain):  # top to bottom, as laid out
             self.setTabOrder(before, after)
 
     def _build_actions(self) -> None:

@@ -7,17 +7,34 @@ import html
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, \
-    QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.metrics import INSTANCE_RULE
 from traceeval_gui.app_state import AppState
-from traceeval_gui.models.edge_table import CALLEE_COLUMN, CALLER_COLUMN, COLUMNS, EDGE_ROLE, KINDS, \
-    EdgeFilterProxyModel, EdgeRow, EdgeSources, EdgeTableModel
+from traceeval_gui.models.edge_table import (
+    CALLEE_COLUMN,
+    CALLER_COLUMN,
+    COLUMNS,
+    EDGE_ROLE,
+    KINDS,
+    EdgeFilterProxyModel,
+    EdgeRow,
+    EdgeSources,
+    EdgeTableModel,
+)
 from traceeval_gui.models.instance_detail import ClassifiedEdge
 from traceeval_gui.views.omitted_edges import OmittedEdgesLabel
-from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_tint, \
-    model_label
+from traceeval_gui.views.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_tint, model_label
 
 
 class EdgePanel(QWidget):

@@ -43,7 +43,7 @@ class EvidenceJob(Job):
 class ExportActions(QObject):
     message = Signal(str)  # for the status bar
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
 

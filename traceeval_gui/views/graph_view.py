@@ -29,10 +29,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
 from core.graph_export import GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
+from core.graph_labels import distinct_labels
 from core.graph_layout import GraphLayout, layered_layout
 from core.model import Edge, Node
 from core.overlay import InstanceOverlay, ShownPart, classify_edges
-from core.graph_labels import distinct_labels
 from core.view_modes import CORRECT_CLASSES, effective_mode, view_mode
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_focus import (

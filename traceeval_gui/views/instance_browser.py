@@ -3,14 +3,31 @@ column; pick a program."""
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QCompleter, QDoubleSpinBox, QHBoxLayout, QHeaderView, \
-    QLabel, QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QCompleter,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.model import LANGUAGE_TITLES, LANGUAGES
 from core.wording import count_of
 from traceeval_gui.app_state import AppState
-from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, InstanceFilterProxyModel, \
-    InstanceTableModel
+from traceeval_gui.models.instance_table import (
+    BASE_COLUMNS,
+    ROW_ROLE,
+    SCORE_ROLE,
+    InstanceFilterProxyModel,
+    InstanceTableModel,
+)
 from traceeval_gui.views.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.views.split_combo import SplitCombo
 from traceeval_gui.views.style import MUTED_TEXT

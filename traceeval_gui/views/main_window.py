@@ -9,8 +9,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QMainWindow, QMessageBox, \
-    QProgressBar, QSizePolicy, QStyle, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSizePolicy,
+    QStyle,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
 
 from core.errors import TraceEvalError
 from core.rules import PAPER
@@ -23,8 +35,8 @@ from traceeval_gui.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedData
 from traceeval_gui.session import RecentDataset, Session
 from traceeval_gui.views.answer_panel import AnswerPanel
 from traceeval_gui.views.audit_actions import AuditActions
-from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.command_palette import CommandPaletteDialog, open_command_palette
+from traceeval_gui.views.compare_panel import ComparePanel
 from traceeval_gui.views.edge_table import EdgePanel
 from traceeval_gui.views.error_log_view import ErrorLogDialog, WindowErrors
 from traceeval_gui.views.export_actions import ExportActions
@@ -34,9 +46,9 @@ from traceeval_gui.views.graph_view import GraphPanel
 from traceeval_gui.views.instance_browser import InstanceBrowserPanel
 from traceeval_gui.views.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.views.legend import EdgeLegendView
+from traceeval_gui.views.main_window_layout import MainWindowLayout
 from traceeval_gui.views.metrics_panel import MetricsPanel
 from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
-from traceeval_gui.views.main_window_layout import MainWindowLayout
 from traceeval_gui.views.model_runs import ModelRunActions
 from traceeval_gui.views.parity_dialog import ParityDialog
 from traceeval_gui.views.problems_dock import ProblemCount, ProblemsDock

@@ -22,8 +22,8 @@ import pyqtgraph as pg  # after PySide6 (docs/design.md)
 from core.metrics import INSTANCE_RULE, Counts
 from core.model import LANGUAGE_TITLES
 from core.normalise import MODES
-from core.rules import PAPER, rules_title
 from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
+from core.rules import PAPER, rules_title
 from core.tables import DAGGER
 from core.wording import count
 from traceeval_gui.app_state import AppState

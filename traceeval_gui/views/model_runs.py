@@ -63,7 +63,7 @@ class ModelRunStatus(QWidget):
 class ModelRunActions(QObject):
     message = Signal(str)  # for the status bar
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.state = window.state

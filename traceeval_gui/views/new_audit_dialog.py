@@ -9,15 +9,37 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, \
-    QFormLayout, QHBoxLayout, QLabel, QLineEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.audit_sampling import PROGRAM_STRATA
-from core.stats import sample_size_for_margin
 from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, EDGE_AUDIT, POPULATION_TITLES, POPULATIONS, STRATA, Audit, \
-    blind_by_default, population_phrase
+from core.audits import (
+    BASELINE_AUDIT,
+    EDGE_AUDIT,
+    POPULATION_TITLES,
+    POPULATIONS,
+    STRATA,
+    Audit,
+    blind_by_default,
+    population_phrase,
+)
 from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.stats import sample_size_for_margin
 from traceeval_gui.app_state import AppState
 from traceeval_gui.audit_jobs import CreateAuditJob, PopulationJob
 

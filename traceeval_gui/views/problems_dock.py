@@ -4,7 +4,7 @@ bar's problem count, which opens it."""
 from __future__ import annotations
 
 import html
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QToolButton, QWidget

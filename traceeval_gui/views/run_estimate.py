@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import quote
 
 from PySide6.QtCore import QLocale, QSettings, Qt, QTimer, Signal

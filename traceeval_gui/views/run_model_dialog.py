@@ -11,13 +11,28 @@ below it what they would cost (prompts, tokens and, with prices, dollars: `RunEs
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, \
-    QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QRadioButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.errors import TraceEvalError

@@ -297,7 +297,7 @@ class SourceView(QWidget):
 
 def tab_titles(paths: tuple[str, ...]) -> dict[str, str]:
     """The shortest path suffix that tells each file apart: `Account.java`, `a/index.js`, `b/index.js`."""
-    depth = {path: 1 for path in paths}
+    depth = dict.fromkeys(paths, 1)
     while True:
         titles = {path: "/".join(path.split("/")[-depth[path]:]) for path in paths}
         clashes = {title for title in titles.values() if list(titles.values()).count(title) > 1}

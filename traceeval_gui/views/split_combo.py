@@ -6,7 +6,7 @@ all programs. Refilling never emits a change: the panel decides what a new datas
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtWidgets import QComboBox, QWidget
 

@@ -9,7 +9,7 @@ they never see a stale view.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
