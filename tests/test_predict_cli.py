@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.prompts import build_prompt
+from core.dataset.indexing import open_dataset
+from core.llm.prompts import build_prompt
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers

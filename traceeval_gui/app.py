@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from core.view_modes import VIEW_MODES
+from core.report.view_modes import VIEW_MODES
 
 APP_NAME = "traceeval-gui"
 TABS = ("edges", "compare", "metrics", "plots", "tracer", "answer")  # the window's bottom tabs

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from core.dataset.workspace import ModelRow, Workspace
 from core.errors import ReleaseError
-from core.normalise import MODES
-from core.prompt_wording import STUDIO_WORDING, PromptWording
-from core.release import RELEASE_ENV, prompt_wording
-from core.scoring import instance_counts
-from core.view_modes import VIEW_MODES, view_mode
-from core.workspace import ModelRow, Workspace
+from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
+from core.release.checkout import RELEASE_ENV, prompt_wording
+from core.report.view_modes import VIEW_MODES, view_mode
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_counts
 from traceeval_gui.collector import IdleCollector
 from traceeval_gui.jobs import JobRunner, OpenedDataset
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
@@ -89,7 +89,7 @@ class AppState(QObject):
             self.release_changed.emit()
 
     def prompt_wording(self) -> PromptWording:
-        """The words prompts are built with: the release's when one is found (`core.release`), else the
+        """The words prompts are built with: the release's when one is found (`core.release.checkout`), else the
         studio's; a release that cannot be read gives the studio's and `release_problem` says why."""
         root = str(self.opened.root) if self.opened else ""
         key = (self.release_path, root, os.environ.get(RELEASE_ENV, ""))

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.audit_reports import AuditReport, audit_report
-from core.audit_sampling import create_audit, population_edges
-from core.audits import Audit
-from core.workspace import Workspace
-from core.workspace_merge import MergeReport, merge_workspace
+from core.audit.audits import Audit
+from core.audit.merge import MergeReport, merge_workspace
+from core.audit.reports import AuditReport, audit_report
+from core.audit.sampling import create_audit, population_edges
+from core.dataset.workspace import Workspace
 from traceeval_gui.jobs import Job, Progress
 
 
 class AuditReportJob(Job):
-    """Everything known about one audit (`core.audit_reports.audit_report`)."""
+    """Everything known about one audit (`core.audit.reports.audit_report`)."""
 
     title = "computing the audit report"
 
@@ -70,7 +70,7 @@ class PopulationJob(Job):
 
 
 class CreateAuditJob(Job):
-    """Sample and store a new audit (`core.audit_sampling.create_audit`)."""
+    """Sample and store a new audit (`core.audit.sampling.create_audit`)."""
 
     title = "sampling the audit"
 

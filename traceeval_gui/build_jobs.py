@@ -1,4 +1,4 @@
-"""The build wizard's background work: each step of `core.build` for one candidate at a time.
+"""The build wizard's background work: each step of `core.instances` for one candidate at a time.
 
 `FindCandidatesJob` reads the repository (its provenance, candidates and licence), `AskHarnessJob`
 asks the model for a harness, `TraceHarnessJob` traces a harness and judges the runs, and
@@ -14,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.answer_cache import AnswerCache
-from core.build.candidates import find_candidates
-from core.build.harness import ask_for_harness
-from core.build.model import Attempt, Candidate, CandidateProblem, Harness, RepoInfo
-from core.build.output import LanguageSummary, load_repo_results, prepare_output, program_id_of, record_attempt
-from core.build.pipeline import BuildOptions, read_licence, trace_harness
-from core.build.program_files import SKIPPED_DIRS, TEST_DIRS
-from core.build.repository import describe_repository
-from core.chat import ChatFailure
-from core.endpoints import RunSettings
 from core.errors import BuildError, EndpointError
-from core.model import LANGUAGES, SOURCE_SUFFIXES, Instance
+from core.instances.candidates import find_candidates
+from core.instances.harness import ask_for_harness
+from core.instances.output import LanguageSummary, load_repo_results, prepare_output, program_id_of, record_attempt
+from core.instances.pipeline import BuildOptions, read_licence, trace_harness
+from core.instances.program_files import SKIPPED_DIRS, TEST_DIRS
+from core.instances.records import Attempt, Candidate, CandidateProblem, Harness, RepoInfo
+from core.instances.repository import describe_repository
+from core.llm.answer_cache import AnswerCache
+from core.llm.chat import ChatFailure
+from core.llm.endpoints import RunSettings
+from core.records import LANGUAGES, SOURCE_SUFFIXES, Instance
 from core.traces import TraceRun
 from traceeval_gui.jobs import Job, JobCancelled, Progress
 

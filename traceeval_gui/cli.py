@@ -15,10 +15,10 @@ import logging
 import sys
 
 from core.errors import TraceEvalError
-from core.model import LANGUAGES
-from core.normalise import MODES
-from core.tables import FORMATS
-from core.terminal_text import SafeTerminalStream
+from core.records import LANGUAGES
+from core.report.terminal_text import SafeTerminalStream
+from core.scoring.normalise import MODES
+from core.scoring.tables import FORMATS
 from traceeval_gui.commands import (
     audit_commands,
     build_commands,
@@ -222,7 +222,7 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; whatever it prints passes through `core.terminal_text` (names, answers and program
+    """Run one command; whatever it prints passes through `core.report.terminal_text` (names, answers and program
     output may hold terminal control sequences)."""
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeTerminalStream(stdout), SafeTerminalStream(stderr)

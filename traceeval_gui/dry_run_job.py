@@ -1,5 +1,5 @@
 """The Run Model dialog's estimate in the background: which programs are still unanswered and what
-sending their prompts would cost (`core.dry_run`). Building 10,000 prompts reads every program's
+sending their prompts would cost (`core.llm.dry_run`). Building 10,000 prompts reads every program's
 files (seconds), so it never runs on the GUI thread. Prices are applied by the dialog, so a new price
 needs no new run."""
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.dry_run import DryRun, dry_run
-from core.endpoints import RunSettings
-from core.llm_runner import pending_keys
-from core.prompt_wording import PromptWording
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
+from core.llm.dry_run import DryRun, dry_run
+from core.llm.endpoints import RunSettings
+from core.llm.prompt_wording import PromptWording
+from core.llm.runner import pending_keys
 from traceeval_gui.jobs import Job, Progress
 
 

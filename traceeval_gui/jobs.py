@@ -16,15 +16,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.datasets import not_a_dataset
+from core.dataset.indexing import IndexReport, open_dataset
+from core.dataset.layout import not_a_dataset
+from core.dataset.workspace import InstanceRow, ModelRow, Workspace
 from core.errors import DatasetError, TraceEvalError, WorkspaceError
-from core.importing import ImportReport, import_results
-from core.indexing import IndexReport, open_dataset
-from core.metrics import Counts
-from core.normalise import MODES
-from core.release_archive import dataset_folder
-from core.scoring import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
-from core.workspace import InstanceRow, ModelRow, Workspace
+from core.release.archive import dataset_folder
+from core.results.importing import ImportReport, import_results
+from core.scoring.metrics import Counts
+from core.scoring.normalise import MODES
+from core.scoring.scores import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.metrics import Counts
-from core.rules import DEFAULT_RULES
-from core.scoring import NormalisedTruths, ScoreTable, Selection, instance_counts, score_table
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
+from core.scoring.metrics import Counts
+from core.scoring.rules import DEFAULT_RULES
+from core.scoring.scores import NormalisedTruths, ScoreTable, Selection, instance_counts, score_table
 from traceeval_gui.jobs import Job, Progress
 
 

@@ -1,4 +1,4 @@
-"""Running a model in the background: `RunModelJob` wraps `core.llm_runner.run_model`.
+"""Running a model in the background: `RunModelJob` wraps `core.llm.runner.run_model`.
 
 The runner stores every answer as it arrives (so a crash or cancel loses nothing) and reports
 each one through `outcome`, which the window uses to show results while the run goes on.
@@ -13,12 +13,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from core.answer_cache import AnswerCache
-from core.endpoints import RunSettings
-from core.llm_runner import RunReport, run_model
-from core.prices import PriceTable
-from core.prompt_wording import STUDIO_WORDING, PromptWording
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
+from core.llm.answer_cache import AnswerCache
+from core.llm.endpoints import RunSettings
+from core.llm.prices import PriceTable
+from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
+from core.llm.runner import RunReport, run_model
 from traceeval_gui.jobs import Job, JobSignals, Progress
 
 

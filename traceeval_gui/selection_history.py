@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from core.model import Edge
+from core.records import Edge
 
 LIMIT = 200
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
 
-from core.view_modes import VIEW_MODES
+from core.report.view_modes import VIEW_MODES
 
 if TYPE_CHECKING:
     from traceeval_gui.app_state import AppState

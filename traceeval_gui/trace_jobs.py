@@ -16,9 +16,9 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
+from core.dataset.workspace import Workspace
 from core.errors import DatasetError, UsageError
 from core.traces import TraceRun, combine_runs
-from core.workspace import Workspace
 from traceeval_gui.jobs import Job, JobCancelled, JobSignals, Progress
 from tracers import trace_instance
 from tracers.base import TraceOptions

@@ -4,9 +4,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
 
-from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
-from core.model import Prediction
-from core.prompts import build_prompt
+from core.llm.prompts import build_prompt
+from core.records import Prediction
+from core.scoring.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from traceeval_gui.jobs import OpenDatasetJob

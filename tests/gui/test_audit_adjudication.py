@@ -6,7 +6,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.audit_store import AuditStore
+from core.audit.store import AuditStore
 from tests.gui.test_audit_results_window import bob_path, merge, open_results  # noqa: F401 (a fixture)
 from traceeval_gui.views.disagreements_panel import KEYS_HINT
 

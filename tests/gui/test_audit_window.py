@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.stats import sample_size_for_margin
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.scoring.stats import sample_size_for_margin
 from core.traces import OK, EdgeEvidence, TraceRun
 
 LABEL_KEYS = [(Qt.Key.Key_1, "correct"), (Qt.Key.Key_2, "wrong"), (Qt.Key.Key_4, "unsure"),
@@ -336,8 +336,8 @@ def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qt
 
 
 def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtbot):
-    from core.audit_sampling import create_audit
-    from core.audit_store import AuditStore
+    from core.audit.sampling import create_audit
+    from core.audit.store import AuditStore
 
     state = window.state
     create_audit(state.workspace, "private", size=5, seed=2, blind=False)  # the main window follows it
@@ -385,7 +385,7 @@ def pick_file_when_asked(qtbot, path, seen):
 
 @pytest.mark.parametrize("how", ["menu", "shortcut"])
 def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(window, qtbot, tmp_path, how):
-    from core.indexing import open_dataset
+    from core.dataset.indexing import open_dataset
     from resources import DEMO_DATASET
 
     state = window.state
@@ -420,7 +420,7 @@ def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(w
 
 def test_an_audit_window_that_cannot_open_says_why_in_the_window(window, qtbot, monkeypatch):
     """Another process holds the workspace's write lock past the wait: the window says so, no traceback."""
-    from core.workspace_db import connect
+    from core.dataset.workspace_db import connect
 
     state = window.state
     create_audit(state.workspace, "locked", size=5, seed=1)

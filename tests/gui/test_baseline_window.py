@@ -7,9 +7,9 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from core.audit_store import AuditStore
-from core.audits import human_model_name
-from core.scoring import instance_diff
+from core.audit.audits import human_model_name
+from core.audit.store import AuditStore
+from core.scoring.scores import instance_diff
 from traceeval_gui.views.callee_input import NOT_DEFINED
 from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_TINTS
 
@@ -20,7 +20,7 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 
 @pytest.fixture
 def audit(window, state):
-    from core.audit_sampling import create_audit
+    from core.audit.sampling import create_audit
 
     return create_audit(state.workspace, AUDIT, kind="baseline", size=2, seed=1)
 

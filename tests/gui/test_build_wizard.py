@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.validation import validate_dataset
+from core.dataset.validation import validate_dataset
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from tests.harness_server import HARNESSES, harness_server, repo
 from tests.llm_server import status

@@ -32,7 +32,7 @@ def test_arrow_keys_choose_among_matches_and_the_menu_path_matches_too(window, q
     chosen = palette.shown_commands()[palette.results.currentRow()]
     assert palette.results.currentRow() == 1
     qtbot.keyClick(palette.filter_edit, Qt.Key.Key_Return)
-    from core.view_modes import VIEW_MODES, view_mode
+    from core.report.view_modes import VIEW_MODES, view_mode
 
     if chosen.path.endswith("Graph Shows"):
         assert view_mode(window.state.view_mode).title == chosen.name

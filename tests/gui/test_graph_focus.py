@@ -2,7 +2,7 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from core.overlay import classify_edges
+from core.report.overlay import classify_edges
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
 from tests.gui.test_graph_view import _screen_point
 from traceeval_gui.models.graph_focus import FOCUS_NODES, default_centre

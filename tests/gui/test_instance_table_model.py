@@ -2,7 +2,7 @@
 needed and kept current, filters that refilter only when they change."""
 from PySide6.QtCore import Qt
 
-from core.metrics import Counts, instance_scores
+from core.scoring.metrics import Counts, instance_scores
 from traceeval_gui.models.instance_table import SCORE_ROLE
 
 

@@ -2,9 +2,9 @@
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from core.normalise import MODES
-from core.scoring import instance_diff
-from core.tables import render_table
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_diff
+from core.scoring.tables import render_table
 from traceeval_gui.models.edge_table import EDGE_ROLE
 
 KNOWN = "python/calcpad_0001"

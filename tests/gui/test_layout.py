@@ -129,7 +129,7 @@ def test_a_double_click_on_the_source_tabs_maximises_the_source(window, qtbot):
 
 
 def test_changing_the_graph_mode_keeps_the_splitters_where_they_are(window, qtbot):
-    from core.view_modes import VIEW_MODES
+    from core.report.view_modes import VIEW_MODES
 
     window.state.select_compare_model(window.state.models[-1].name)
     qtbot.wait(50)

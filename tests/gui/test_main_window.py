@@ -146,7 +146,7 @@ def test_graph_exports_write_files(window, state, tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", ["csv", "md", "latex"])
 def test_metrics_exports_write_the_shown_table(window, tmp_path, fmt):
-    from core.tables import render_table
+    from core.scoring.tables import render_table
 
     path = window.exports.export_metrics(tmp_path / f"metrics.{fmt}", fmt)
     assert path.read_text() == render_table(window.metrics_panel.table, fmt)

@@ -100,7 +100,7 @@ def open_demo(window, qtbot, tmp_path):
 
 
 def open_workspace(window, qtbot, tmp_path):
-    from core.indexing import open_dataset as index
+    from core.dataset.indexing import open_dataset as index
 
     other = tmp_path / "other.sqlite"
     index(DEMO_DATASET, other)[0].close()
@@ -178,7 +178,7 @@ def graph_shows(mode: str):
 
 
 def next_graph_mode(window, qtbot, tmp_path):
-    from core.view_modes import VIEW_MODES
+    from core.report.view_modes import VIEW_MODES
 
     before = window.state.view_mode
     press(window, qtbot, "View › Next Graph Mode")
@@ -187,7 +187,7 @@ def next_graph_mode(window, qtbot, tmp_path):
 
 def toggle_class(index: int):
     def check(window, qtbot, tmp_path, path):
-        from core.view_modes import VIEW_MODE_TABLE
+        from core.report.view_modes import VIEW_MODE_TABLE
 
         mode = next(m for m, view in VIEW_MODE_TABLE.items() if len(view.classes) > index)
         window.state.set_view_mode(mode)
@@ -384,9 +384,9 @@ def no_audits_yet(window, qtbot, tmp_path, path):
 
 def merge_workspace(window, qtbot, tmp_path):
     """The bug that started these tests: the action's `checked` flag arrived as the file path."""
-    from core.audit_sampling import create_audit
-    from core.audit_store import AuditStore
-    from core.indexing import open_dataset as index
+    from core.audit.sampling import create_audit
+    from core.audit.store import AuditStore
+    from core.dataset.indexing import open_dataset as index
 
     bob_path = tmp_path / "bob.sqlite"
     bob, _ = index(DEMO_DATASET, bob_path)

@@ -58,7 +58,7 @@ def short_lock_wait(monkeypatch):
 @pytest.mark.usefixtures("short_lock_wait")
 def test_a_database_error_in_a_slot_is_shown_not_lost(window, qtbot, tmp_path):
     """The workspace is locked by another process: creating an audit fails, and the window says why."""
-    from core.audit_sampling import create_audit
+    from core.audit.sampling import create_audit
 
     uninstall = install_error_reporting(window.error_log)
     other = sqlite3.connect(window.state.opened.workspace_path, timeout=0)

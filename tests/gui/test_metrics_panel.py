@@ -4,10 +4,10 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from core.errors import TraceEvalError
-from core.metrics import instance_scores
-from core.normalise import MODES
-from core.scoring import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
-from core.tables import render_table
+from core.scoring.metrics import instance_scores
+from core.scoring.normalise import MODES
+from core.scoring.scores import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
+from core.scoring.tables import render_table
 from resources import DEMO_DATASET
 from traceeval_gui.jobs import OpenDatasetJob
 from traceeval_gui.views.metrics_panel import PROGRAM_ROLE, MetricsPanel

@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from core.endpoints import RunSettings, credentials_path
-from core.prompts import build_prompt
+from core.llm.endpoints import RunSettings, credentials_path
+from core.llm.prompts import build_prompt
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from tests.llm_server import FakeChatServer, answer_text, hang, truth_answers
 

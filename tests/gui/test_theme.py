@@ -100,7 +100,7 @@ def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot
 
 
 def test_the_lifted_class_colours_of_the_dark_theme_still_differ_for_every_vision():
-    from core.palette import CVD_MIN_DELTA_E, EDGE_STYLES
+    from core.report.palette import CVD_MIN_DELTA_E, EDGE_STYLES
     from tests.test_palette_colour_vision import PAIRS, VISIONS, _delta_e
     from traceeval_gui.views.style import on_page
     from traceeval_gui.views.theme import dark_palette

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from core import traces
-from core.normalise import normalise_name
+from core.scoring.normalise import normalise_name
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.gui.conftest import OPEN_TIMEOUT_MS

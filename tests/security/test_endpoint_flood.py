@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.response_limits import RESPONSE_BYTES_CAP
+from core.llm.response_limits import RESPONSE_BYTES_CAP
 from tests.llm_server import ok, request_prompt_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +177,7 @@ def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str
 
 
 def _failure_recorded(path: Path, key: str) -> str:
-    from core.workspace import Workspace
+    from core.dataset.workspace import Workspace
     with Workspace(path) as ws:
         rows = ws.request_rows("m", key)
         assert key not in ws.predicted_keys("m")  # not stored as an answer: a rerun asks again

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.model import CallGraph
+from core.records import CallGraph
 from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_SOURCE_BYTES
 from tests.builders import PY_GRAPH, PY_MAIN, released_dataset
 from tests.llm_server import FakeChatServer, answer_text, ok

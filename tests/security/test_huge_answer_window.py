@@ -13,8 +13,8 @@ import itertools
 
 from PySide6.QtCore import Qt
 
-from core.indexing import open_dataset
-from core.overlay import SHOWN_EDGE_LIMIT
+from core.dataset.indexing import open_dataset
+from core.report.overlay import SHOWN_EDGE_LIMIT
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import answer_text

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.terminal_text import visible
+from core.dataset.indexing import open_dataset
+from core.report.terminal_text import visible
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, ok, status

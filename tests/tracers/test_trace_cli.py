@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
 from resources import DEMO_DATASET
 from traceeval_gui.cli import main
 

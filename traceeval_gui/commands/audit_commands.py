@@ -11,11 +11,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from core.audit_export import render_report, report_json, report_markdown, write_report
-from core.audit_reports import audit_report
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.audits import (
+from core.audit.audits import (
     AUDIT_KINDS,
     BASELINE_AUDIT,
     POPULATION_TITLES,
@@ -28,9 +24,13 @@ from core.audits import (
     not_exercised_everywhere,
     population_phrase,
 )
-from core.baseline import refresh_baseline_predictions
+from core.audit.baseline import refresh_baseline_predictions
+from core.audit.export import render_report, report_json, report_markdown, write_report
+from core.audit.reports import audit_report
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
 from core.errors import UsageError
-from core.scoring import parse_languages
+from core.scoring.scores import parse_languages
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.commands.common import modes_from, open_workspace, parse_option
 
@@ -269,7 +269,7 @@ def export_report(args) -> int:
 
 
 def merge_command(args) -> int:
-    from core.workspace_merge import merge_workspace  # opens a second database (sqlite-utils)
+    from core.audit.merge import merge_workspace  # opens a second database (sqlite-utils)
 
     ws, _ = open_workspace(args)
     with ws:

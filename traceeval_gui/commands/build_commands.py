@@ -1,4 +1,4 @@
-"""`traceeval build | candidates`: new verified instances from any repository (core.build)."""
+"""`traceeval build | candidates`: new verified instances from any repository (core.instances)."""
 from __future__ import annotations
 
 import json
@@ -7,14 +7,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.build.model import REJECTION_REASONS
-from core.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.errors import UsageError
-from core.model import LANGUAGES
+from core.instances.records import REJECTION_REASONS
+from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
+from core.records import LANGUAGES
 from traceeval_gui.commands.common import ProgressLine, endpoint_options, run_settings, sigint_sets
 
 if TYPE_CHECKING:
-    from core.build.batch import BatchReport
+    from core.instances.batch import BatchReport
 
 
 def register(commands) -> None:
@@ -86,10 +86,10 @@ def register(commands) -> None:
 
 
 def build_command(args) -> int:
-    from core.build.batch import run_batch  # core.build brings the model client, tree-sitter and numpy
-    from core.build.harness import HarnessTemplate
-    from core.build.output import FinalOptions, prepare_output
-    from core.build.pipeline import BuildOptions
+    from core.instances.batch import run_batch  # core.instances brings the model client, tree-sitter and numpy
+    from core.instances.harness import HarnessTemplate
+    from core.instances.output import FinalOptions, prepare_output
+    from core.instances.pipeline import BuildOptions
     from tracers import trace_for_build
 
     repos = [Path(path) for path in args.repos] + _listed_repos(args.repos_from)
@@ -187,7 +187,7 @@ def _print_report(report: BatchReport, out: str, output_format: str) -> None:
 
 
 def candidates_command(args) -> int:
-    from core.build.candidates import find_candidates
+    from core.instances.candidates import find_candidates
 
     candidates, problems = find_candidates(Path(args.repo), args.language, min_callees=args.min_callees,
                                            max_files=args.max_files)

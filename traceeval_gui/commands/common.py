@@ -7,18 +7,18 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.endpoints import RunSettings
+from core.dataset.indexing import IndexReport, open_dataset
+from core.dataset.workspace import Workspace
 from core.errors import UsageError
-from core.indexing import IndexReport, open_dataset
-from core.model import LANGUAGES
-from core.normalise import parse_modes
-from core.prompt_wording import PromptWording
-from core.release import RELEASE_ENV, prompt_wording
-from core.release_archive import dataset_folder
-from core.rules import DEFAULT_RULES, RULE_SETS, parse_rules
-from core.scoring import Selection, default_split, parse_languages
-from core.terminal_text import raw_stream, visible
-from core.workspace import Workspace
+from core.llm.endpoints import RunSettings
+from core.llm.prompt_wording import PromptWording
+from core.records import LANGUAGES
+from core.release.archive import dataset_folder
+from core.release.checkout import RELEASE_ENV, prompt_wording
+from core.report.terminal_text import raw_stream, visible
+from core.scoring.normalise import parse_modes
+from core.scoring.rules import DEFAULT_RULES, RULE_SETS, parse_rules
+from core.scoring.scores import Selection, default_split, parse_languages
 from resources import DEMO_DATASET
 
 
@@ -55,7 +55,7 @@ def release_option(parser) -> None:
 
 
 def wording_from(args, ws: Workspace) -> PromptWording:
-    """The prompt wording for a command: the release given, found or the studio's (see core.release)."""
+    """The prompt wording for a command: the release given, found or the studio's (see core.release.checkout)."""
     root = ws.setting("dataset_root")
     return prompt_wording(getattr(args, "release", None), Path(root) if root else None)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from core.dataset.validation import validate_dataset
 from core.errors import ReleaseError
-from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.validation import validate_dataset
+from core.records import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.commands.common import ProgressLine, dataset_root, open_workspace, wording_from
 
 

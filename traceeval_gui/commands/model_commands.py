@@ -8,18 +8,18 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.answers import answer_lines, unanswered_questions
-from core.dry_run import dry_run
-from core.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.errors import UsageError
-from core.normalise import MODES
-from core.prices import PriceTable
-from core.prompt_wording import wording_label
-from core.prompts import approximate_tokens, build_prompt
-from core.results_writer import write_released_results
-from core.rules import PAPER, rules_title
-from core.scoring import score_table
-from core.tables import render_table
+from core.llm.dry_run import dry_run
+from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
+from core.llm.prices import PriceTable
+from core.llm.prompt_wording import wording_label
+from core.llm.prompts import approximate_tokens, build_prompt
+from core.results.writer import write_released_results
+from core.scoring.answers import answer_lines, unanswered_questions
+from core.scoring.normalise import MODES
+from core.scoring.rules import PAPER, rules_title
+from core.scoring.scores import score_table
+from core.scoring.tables import render_table
 from traceeval_gui.commands.common import (
     ProgressLine,
     endpoint_options,
@@ -36,7 +36,7 @@ from traceeval_gui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from core.llm_runner import RunReport
+    from core.llm.runner import RunReport
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
@@ -133,7 +133,7 @@ def show_prompt(args) -> int:
 
 
 def predict_command(args) -> int:
-    from core.llm_runner import pending_keys  # the runner brings the model client (openai)
+    from core.llm.runner import pending_keys  # the runner brings the model client (openai)
 
     settings = run_settings(args, name=args.name or "", concurrency=args.jobs)
     prices = PriceTable.load(Path(args.prices)) if args.prices else None
@@ -189,8 +189,8 @@ def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | No
 
 def _run_with_interrupt(ws, settings, keys, prices, redo, wording) -> RunReport:
     """Ctrl-C asks the runner to stop (answers already stored stay); a second Ctrl-C exits at once."""
-    from core.answer_cache import AnswerCache
-    from core.llm_runner import run_model
+    from core.llm.answer_cache import AnswerCache
+    from core.llm.runner import run_model
 
     cancel = threading.Event()
     progress = ProgressLine(settings.stored_name, minimum_total=1)

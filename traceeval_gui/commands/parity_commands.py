@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import UsageError
-from core.parity import check_parity, render_parity
-from core.release import RELEASE_ENV, find_release_script
+from core.release.checkout import RELEASE_ENV, find_release_script
+from core.release.parity import check_parity, render_parity
 from traceeval_gui.commands.common import (
     ProgressLine,
     model_names,

@@ -5,12 +5,12 @@ import json
 import sys
 from pathlib import Path
 
-from core.importing import import_results as import_into
-from core.metrics import INSTANCE_RULE, instance_scores
-from core.results_writer import write_released_results
-from core.rules import rules_title
-from core.scoring import instance_diff, score_table
-from core.tables import render_table
+from core.results.importing import import_results as import_into
+from core.results.writer import write_released_results
+from core.scoring.metrics import INSTANCE_RULE, instance_scores
+from core.scoring.rules import rules_title
+from core.scoring.scores import instance_diff, score_table
+from core.scoring.tables import render_table
 from traceeval_gui.commands.common import (
     instance_key_of,
     model_names,

@@ -7,11 +7,11 @@ import sys
 import threading
 from pathlib import Path
 
-from core import replay
-from core.datasets import load_program
+from core.dataset.layout import load_program
+from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import DatasetError, UsageError
-from core.scoring import parse_languages
-from core.workspace import Workspace, default_workspace_path
+from core.scoring import replay
+from core.scoring.scores import parse_languages
 from traceeval_gui.commands.common import ProgressLine, open_workspace
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
-from core.metrics import INSTANCE_RULE, instance_scores
-from core.overlay import (
+from core.report.overlay import (
     BOTH_RIGHT,
     BOTH_WRONG,
     COMPARE_CLASSES,
@@ -18,10 +17,11 @@ from core.overlay import (
     counts_of,
     rank_differences,
 )
-from core.palette import EDGE_STYLES
-from core.rules import rules_title
-from core.scoring import NormalisedTruths, instance_counts
-from core.view_modes import VIEW_MODES
+from core.report.palette import EDGE_STYLES
+from core.report.view_modes import VIEW_MODES
+from core.scoring.metrics import INSTANCE_RULE, instance_scores
+from core.scoring.rules import rules_title
+from core.scoring.scores import NormalisedTruths, instance_counts
 from traceeval_gui.commands.common import (
     instance_arg,
     instance_key_of,
@@ -171,7 +171,7 @@ def compare_models(args) -> int:
 
 
 def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> int:
-    from core.evidence import load_instance  # the program's bundle: pygments, tree-sitter, networkx
+    from core.report.evidence import load_instance  # the program's bundle: pygments, tree-sitter, networkx
 
     loaded = load_instance(ws, key, [args.model_a, args.model_b], modes, rules)
     overlay = loaded.overlay
@@ -239,8 +239,8 @@ def _scores_dict(counts) -> dict[str, float]:
 
 # -- graph -------------------------------------------------------------------------------------------
 def graph_export(args) -> int:
-    from core.evidence import load_instance
-    from core.graph_export import to_dot, to_graphml, to_json, to_svg
+    from core.report.evidence import load_instance
+    from core.report.graph_export import to_dot, to_graphml, to_json, to_svg
 
     fmt = args.format or (GRAPH_SUFFIXES.get(Path(args.output).suffix.lower()) if args.output else None) or "svg"
     ws, _ = open_workspace(args, args.dataset)
@@ -273,7 +273,7 @@ def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> 
 
 # -- evidence ----------------------------------------------------------------------------------------
 def evidence_packet(args) -> int:
-    from core.evidence import load_instance, render_evidence
+    from core.report.evidence import load_instance, render_evidence
 
     mode = args.mode or ("compare" if args.model_b else "model")
     ws, _ = open_workspace(args, args.dataset)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.graph_labels import distinct_labels
-from core.metrics import Counts, instance_scores
-from core.model import LANGUAGE_TITLES
-from core.overlay import (
+from core.dataset.workspace import InstanceRow
+from core.records import LANGUAGE_TITLES
+from core.report.graph_labels import distinct_labels
+from core.report.overlay import (
     BOTH_RIGHT,
     BOTH_WRONG,
     COMPARE_CLASSES,
@@ -23,8 +23,8 @@ from core.overlay import (
     ModelDifference,
     OverlayEdge,
 )
-from core.palette import EDGE_STYLES
-from core.workspace import InstanceRow
+from core.report.palette import EDGE_STYLES
+from core.scoring.metrics import Counts, instance_scores
 from traceeval_gui.models.filtering import change_row_filter
 from traceeval_gui.models.sorting import ListSortedModel
 from traceeval_gui.views.style import MUTED_TEXT

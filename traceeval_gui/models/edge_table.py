@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.overlay import OverlayEdge
-from core.palette import VERDICT_COLOURS
+from core.report.overlay import OverlayEdge
+from core.report.palette import VERDICT_COLOURS
 from core.traces import EdgeEvidence
 from core.verdicts import LABEL_TITLES, Verdict
 from traceeval_gui.models.filtering import change_row_filter

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.model import Edge
+from core.records import Edge
 from traceeval_gui.models.graph_scene import hop_nodes
 
 FOCUS_NODES = 60  # programs with more nodes than this open on the selection's neighbourhood

@@ -7,7 +7,7 @@ nothing here ever moves a node.
 
 Edges are straight lines from caller to callee when the callee lies to the right (the normal
 case in the left-to-right layout); an edge spanning several layers follows the points the layout
-routed it along (`GraphLayout.routes`), clear of the nodes between, drawn as core.graph_routes says
+routed it along (`GraphLayout.routes`), clear of the nodes between, drawn as core.report.graph_routes says
 (level through each layer, curving across the gaps, as the SVG export draws it). Back edges (the ones
 the layout reversed to break cycles, and edges within one layer) are cubic curves bowing to the left
 of their direction, so a back edge never hides under the forward edge of a two-cycle; self-loops
@@ -22,16 +22,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.graph_labels import distinct_labels, short_name  # noqa: F401 (short_name: for the views)
-from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
-from core.graph_routes import route_legs, sample_legs
-from core.model import Edge
-from core.view_modes import CORRECT_CLASSES  # "Errors only" hides them
+from core.records import Edge
+from core.report.graph_labels import distinct_labels, short_name  # noqa: F401 (short_name: for the views)
+from core.report.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
+from core.report.graph_routes import route_legs, sample_legs
+from core.report.view_modes import CORRECT_CLASSES  # "Errors only" hides them
 
 CURVE_POINTS = 13  # samples of a back edge or a self-loop (12 segments)
 LOOP_WIDTH = LAYER_GAP * 0.3  # scene units: a self-loop bulges this far right of its node (into the gap,
 LOOP_HEIGHT = NODE_GAP * 0.55  # where no node or label is) and this far above and below its centre
-ROUTE_THROUGH = LAYER_GAP * 0.12  # half the level run of a routed edge through a layer (core.graph_routes)
+ROUTE_THROUGH = LAYER_GAP * 0.12  # half the level run of a routed edge through a layer (core.report.graph_routes)
 ROUTE_SAMPLES = 6  # segments per curve of a routed edge ...
 ROUTE_SMOOTH_LIMIT = 4000  # ... up to this many route points in a graph; beyond, the curves are chords
 
@@ -242,7 +242,7 @@ def filter_graph(classes: Mapping[Edge, str], rows: Mapping[str, int], hidden: I
 
 
 # -- labels ---------------------------------------------------------------------------------------
-short_names = distinct_labels  # the name the graph views have used; labels live in core.graph_labels
+short_names = distinct_labels  # the name the graph views have used; labels live in core.report.graph_labels
 
 
 def pick_labels(positions: np.ndarray, shown: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:

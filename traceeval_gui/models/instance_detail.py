@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from core.metrics import EdgeDiff, Scores, instance_scores
-from core.model import Edge, Prediction
-from core.normalise import MODES
-from core.program_view import ParsedProgram, ProgramView, parse_program
+from core.dataset.workspace import Workspace
+from core.records import Edge, Prediction
+from core.report.program_view import ParsedProgram, ProgramView, parse_program
+from core.report.view_modes import view_mode
+from core.scoring.metrics import EdgeDiff, Scores, instance_scores
+from core.scoring.normalise import MODES
 from core.verdicts import Verdict
-from core.view_modes import view_mode
-from core.workspace import Workspace
 
 EDGE_CLASSES = ("TP", "FP", "FN")
 
@@ -31,7 +31,7 @@ class ClassifiedEdge(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class InstanceDetail(ProgramView):
-    """The program (`core.program_view`) under the window's current model."""
+    """The program (`core.report.program_view`) under the window's current model."""
 
     model: str | None = None
     verdicts: dict[Edge, Verdict] = field(default_factory=dict)  # the newest audit verdict per edge

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont
 
-from core.metrics import Counts, instance_scores
-from core.model import LANGUAGE_TITLES
-from core.workspace import InstanceRow, ModelRow
+from core.dataset.workspace import InstanceRow, ModelRow
+from core.records import LANGUAGE_TITLES
+from core.scoring.metrics import Counts, instance_scores
 from traceeval_gui.models.filtering import change_row_filter
 from traceeval_gui.models.sorting import ListSortedModel
 from traceeval_gui.views.style import f1_column_tooltip

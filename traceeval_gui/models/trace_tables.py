@@ -8,9 +8,9 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from core.model import Edge
-from core.overlay import TRACE_AGREES, TRACE_ONLY
-from core.palette import EDGE_STYLES
+from core.records import Edge
+from core.report.overlay import TRACE_AGREES, TRACE_ONLY
+from core.report.palette import EDGE_STYLES
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame
 from traceeval_gui.views.trace_text import AMBER
 

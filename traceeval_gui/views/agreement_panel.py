@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agreement import Agreement
-from core.audit_export import NONE
-from core.audit_reports import AuditReport
-from core.model import LANGUAGE_TITLES
-from core.palette import EDGE_STYLES
+from core.audit.agreement import Agreement
+from core.audit.export import NONE
+from core.audit.reports import AuditReport
+from core.records import LANGUAGE_TITLES
+from core.report.palette import EDGE_STYLES
 from traceeval_gui.views.style import MUTED_TEXT
 
 AGREEMENT_COLUMNS = ("Group", "Annotators", "Items", "Percent", "Cohen κ", "Fleiss κ", "Krippendorff α")

@@ -5,7 +5,7 @@ the number of parse problems, and whether the stored prompt hash is the hash of 
 now. "Answer" shows the response line by line (`AnswerTextView`) with the parse problems above it,
 and beside it every question with what was read for it or "no answer line" (`QuestionTableView`);
 picking a question scrolls the response to its line. "Prompt" (`PromptView`) shows the full
-prompt (`core.prompts.build_prompt`, in the words of the window's TraceEval release or, without
+prompt (`core.llm.prompts.build_prompt`, in the words of the window's TraceEval release or, without
 one, this project's, labelled so) with its hash, size and a Copy button; the header says which
 wording the stored answer's prompt had. The prompt is built from the sources the app already read
 for the selected program, and only when the prompt view is shown or the stored hash has to be checked.
@@ -24,11 +24,11 @@ import html
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
-from core.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.errors import TraceEvalError
-from core.model import Prediction
-from core.prompt_wording import RELEASE, wording_label
-from core.prompts import Prompt, build_prompt
+from core.llm.prompt_wording import RELEASE, wording_label
+from core.llm.prompts import Prompt, build_prompt
+from core.records import Prediction
+from core.scoring.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_prompt import PromptView, prompt_status

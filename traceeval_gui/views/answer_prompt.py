@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from core.prompts import CHARS_PER_TOKEN, PROMPT_FORMAT, Prompt, approximate_tokens
+from core.llm.prompts import CHARS_PER_TOKEN, PROMPT_FORMAT, Prompt, approximate_tokens
 from traceeval_gui.views.answer_text import WARNING_TEXT
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 from traceeval_gui.views.trace_text import GREEN

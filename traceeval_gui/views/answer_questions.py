@@ -8,7 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyledItemDelegate, QTableView, QWidget
 
-from core.answers import QuestionAnswer
+from core.scoring.answers import QuestionAnswer
 from traceeval_gui.views.answer_text import WARNING_TEXT, WARNING_TINT, fit_key
 from traceeval_gui.views.style import MUTED_TEXT
 

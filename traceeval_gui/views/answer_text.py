@@ -2,7 +2,7 @@
 
 Read-only and monospace, with line numbers on the left and, on the right, the question key each
 answer line answers ("→ main.Parser.parse_expr"). Lines are styled by their kind
-(`core.answers.answer_lines`): answers plain, superseded answers struck through and dimmed,
+(`core.scoring.answers.answer_lines`): answers plain, superseded answers struck through and dimmed,
 ignored lines (prose, fences, blank) dimmed, out-of-range answers and lines with problems on a
 warning tint. A line's tooltip says what the parser made of it and its problems.
 
@@ -31,7 +31,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolTip, QWidget
 
-from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
+from core.scoring.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, AnswerLine
 from traceeval_gui.views.code_view import line_tints
 from traceeval_gui.views.style import MUTED_TEXT, is_dark, monospace_font
 

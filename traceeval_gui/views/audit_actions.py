@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, Audit, check_person_name
+from core.audit.audits import BASELINE_AUDIT, Audit, check_person_name
+from core.audit.merge import MergeReport
+from core.audit.store import AuditStore
 from core.errors import TraceEvalError
-from core.workspace_merge import MergeReport
 from traceeval_gui.audit_jobs import MergeWorkspaceJob
 from traceeval_gui.views.audit_results_window import AuditResultsWindow
 from traceeval_gui.views.audit_window import AuditWindow

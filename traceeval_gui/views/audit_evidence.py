@@ -17,10 +17,10 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygon, QTextCursor
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
-from core.audits import AuditItem
-from core.model import LANGUAGE_TITLES, Node
-from core.palette import EDGE_STYLES
-from core.workspace import Workspace
+from core.audit.audits import AuditItem
+from core.dataset.workspace import Workspace
+from core.records import LANGUAGE_TITLES, Node
+from core.report.palette import EDGE_STYLES
 from traceeval_gui.models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter
 from traceeval_gui.views.code_view import NumberedCodeView

@@ -1,6 +1,6 @@
 """The Report tab's look and the pane above the tabs that says what the last merge did.
 
-`polish_markdown` gives the Markdown report Qt draws (`core.audit_export.report_markdown`) readable tables and
+`polish_markdown` gives the Markdown report Qt draws (`core.audit.export.report_markdown`) readable tables and
 headings; `MergeResultPane` shows a merge's summary, its conflicts (both kept, the newer stands) and what it skipped.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.workspace_merge import MergeReport
+from core.audit.merge import MergeReport
 from traceeval_gui.views.metrics_panel import HEADER_BACKGROUND
 from traceeval_gui.views.style import MUTED_TEXT
 

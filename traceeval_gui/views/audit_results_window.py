@@ -1,7 +1,7 @@
 """What an audit found, in one window: the report, agreement, the disputes to settle, and F1 with the audited
 truth corrected; exports (Markdown, JSON, CSV) and merging another annotator's workspace.
 
-The report (`core.audit_reports.audit_report`) scores every model twice, so it is computed by `AuditReportJob`
+The report (`core.audit.reports.audit_report`) scores every model twice, so it is computed by `AuditReportJob`
 off the GUI thread; one job at a time, and a request made while one runs starts a fresh job when it ends (its
 result is not shown: it may miss what was just settled or merged). Settling a dispute refreshes the report the
 same way, so the corrected F1 follows the adjudications.
@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_export import report_markdown, write_report
-from core.audit_reports import AuditReport
-from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, Audit
+from core.audit.audits import BASELINE_AUDIT, Audit
+from core.audit.export import report_markdown, write_report
+from core.audit.merge import MergeReport
+from core.audit.reports import AuditReport
+from core.audit.store import AuditStore
 from core.errors import TraceEvalError, UsageError
-from core.workspace_merge import MergeReport
 from traceeval_gui.app_state import AppState
 from traceeval_gui.audit_jobs import AuditReportJob, MergeWorkspaceJob
 from traceeval_gui.views.agreement_panel import AgreementPanel

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, EdgeRef, label_fits, not_exercised_everywhere, population_phrase
-from core.palette import VERDICT_COLOURS
+from core.audit.audits import Audit, AuditItem, EdgeRef, label_fits, not_exercised_everywhere, population_phrase
+from core.audit.store import AuditStore
+from core.report.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS, Verdict
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_scene import short_name

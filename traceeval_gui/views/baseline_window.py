@@ -1,5 +1,5 @@
 """Annotator mode: a human answers a baseline audit's questions, the same caller-conditioned questions
-a model gets, and is scored like a model (`human:<annotator>`, see `core.baseline`).
+a model gets, and is scored like a model (`human:<annotator>`, see `core.audit.baseline`).
 
 Left, the sampled programs with their progress; centre, the program's source (every file, highlighted,
 read-only, the current question's function shaded in a neutral tint); right, the question in the
@@ -45,14 +45,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, check_person_name, human_model_name
-from core.baseline import refresh_baseline_predictions
+from core.audit.audits import BASELINE_AUDIT, check_person_name, human_model_name
+from core.audit.baseline import refresh_baseline_predictions
+from core.audit.store import AuditStore
 from core.errors import AuditError, TraceEvalError
-from core.model import LANGUAGE_TITLES, Instance
-from core.prompt_examples import EXAMPLES
-from core.prompt_wording import STUDIO_INSTRUCTIONS
-from core.prompts import studio_questions
+from core.llm.prompt_examples import EXAMPLES
+from core.llm.prompt_wording import STUDIO_INSTRUCTIONS
+from core.llm.prompts import studio_questions
+from core.records import LANGUAGE_TITLES, Instance
 from core.symbols import SymbolTable, extract_symbols
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_text import WARNING_TEXT, WARNING_TINT

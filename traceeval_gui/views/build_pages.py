@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from core import traces
-from core.build.model import Attempt, Candidate, CandidateProblem, RepoInfo
-from core.build.pipeline import BuildOptions
-from core.endpoints import KEY_ENV_VARS, RunSettings
 from core.errors import UsageError
-from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.instances.pipeline import BuildOptions
+from core.instances.records import Attempt, Candidate, CandidateProblem, RepoInfo
+from core.llm.endpoints import KEY_ENV_VARS, RunSettings
+from core.records import LANGUAGE_TITLES, LANGUAGES
 from core.traces import TraceRun
 from traceeval_gui.views.build_parts import (
     AMBER,

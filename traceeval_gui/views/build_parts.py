@@ -12,9 +12,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from core.build import model as build_model
-from core.graph_layout import layered_layout
-from core.palette import EDGE_STYLES, FILE_COLOURS
+from core.instances import records as build_model
+from core.report.graph_layout import layered_layout
+from core.report.palette import EDGE_STYLES, FILE_COLOURS
 from traceeval_gui.models.graph_scene import EdgeGeometry, short_names
 from traceeval_gui.views.code_highlighter import PygmentsHighlighter, token_runs
 from traceeval_gui.views.code_view import NumberedCodeView

@@ -4,7 +4,7 @@ candidate at a time, with a person deciding.
 Repository (folder, language, output dataset, endpoint, limits) -> Candidates (what can stand alone
 and what cannot) -> Harness (ask the model, or write it; editable; the exact prompt is shown) ->
 Traced Graph (the runs, their output, the edges and their drawing, the verdict) -> Accept or Reject
--> Recorded. Every step is a `core.build` function run in a background job (`build_jobs`); the
+-> Recorded. Every step is a `core.instances` function run in a background job (`build_jobs`); the
 wizard never blocks on one, and a failure is a one-line message on the page where it happened.
 Decisions go to the output dataset at once (`record_attempt`), exactly as `traceeval build` writes.
 """
@@ -29,13 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.build.harness import HarnessTemplate
-from core.build.model import BY_A_PERSON, Attempt, Candidate, Harness
-from core.build.pipeline import harness_messages, program_texts
-from core.build.program_files import harness_path
-from core.endpoints import RunSettings, load_recent_endpoints, remember_endpoint, resolve_api_key
 from core.errors import TraceEvalError
-from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.instances.harness import HarnessTemplate
+from core.instances.pipeline import harness_messages, program_texts
+from core.instances.program_files import harness_path
+from core.instances.records import BY_A_PERSON, Attempt, Candidate, Harness
+from core.llm.endpoints import RunSettings, load_recent_endpoints, remember_endpoint, resolve_api_key
+from core.records import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.build_jobs import (
     AskedHarness,
     AskHarnessJob,

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.answers import split_callees
+from core.scoring.answers import split_callees
 from traceeval_gui.views.answer_text import WARNING_TEXT
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font
 

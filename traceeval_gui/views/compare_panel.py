@@ -2,7 +2,7 @@
 
 Left, this program: how many edges both models get right, only A, only B, neither (chips that
 also filter and count every edge), and every edge with what the truth, A and B say (its bounded part
-beyond core.overlay.SHOWN_EDGE_LIMIT, with a line saying how many are left out); a row selects the edge and
+beyond core.report.overlay.SHOWN_EDGE_LIMIT, with a line saying how many are left out); a row selects the edge and
 switches the graph to the compare classes. Right, the dataset: every program both models
 answered, largest |F1(A) − F1(B)| first; Enter or a double click opens the program.
 """
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.metrics import INSTANCE_RULE, Counts, instance_scores
-from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.overlay import COMPARE_CLASSES, rank_differences
-from core.palette import EDGE_STYLES
+from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.report.overlay import COMPARE_CLASSES, rank_differences
+from core.report.palette import EDGE_STYLES
+from core.scoring.metrics import INSTANCE_RULE, Counts, instance_scores
 from core.wording import count_of
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.compare_table import (

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import html
 
-from core.audit_export import NONE, format_proportion
-from core.audit_reports import FP_OUTCOME_TITLES, FP_OUTCOMES, AuditReport, Corrections, ModelCorrection
-from core.audits import BASELINE_AUDIT
-from core.model import LANGUAGE_TITLES
-from core.scoring import TableRow
-from core.tables import DAGGER, METRIC_LABELS
+from core.audit.audits import BASELINE_AUDIT
+from core.audit.export import NONE, format_proportion
+from core.audit.reports import FP_OUTCOME_TITLES, FP_OUTCOMES, AuditReport, Corrections, ModelCorrection
+from core.records import LANGUAGE_TITLES
+from core.scoring.scores import TableRow
+from core.scoring.tables import DAGGER, METRIC_LABELS
 from traceeval_gui.views.metrics_panel import HEADER_BACKGROUND
 from traceeval_gui.views.style import ILLUSTRATIVE_NOTE, MUTED_TEXT
 

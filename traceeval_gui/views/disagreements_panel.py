@@ -34,12 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_reports import AuditReport, ItemRow
-from core.audit_store import AuditStore
-from core.audits import Adjudication, FinalVerdict, check_person_name, label_fits
+from core.audit.audits import Adjudication, FinalVerdict, check_person_name, label_fits
+from core.audit.reports import AuditReport, ItemRow
+from core.audit.store import AuditStore
 from core.errors import TraceEvalError
-from core.model import LANGUAGE_TITLES
-from core.palette import VERDICT_COLOURS
+from core.records import LANGUAGE_TITLES
+from core.report.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.audit_evidence import AuditEvidencePanel

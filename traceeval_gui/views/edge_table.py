@@ -1,4 +1,4 @@
-"""Every edge of the selected instance (its bounded part beyond core.overlay.SHOWN_EDGE_LIMIT, with a line
+"""Every edge of the selected instance (its bounded part beyond core.report.overlay.SHOWN_EDGE_LIMIT, with a line
 under the table saying how many are left out): model A's class and what the truth, model B, the latest
 trace and the auditors say; a row selects the edge everywhere. The counts on the class buttons count every edge."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.metrics import INSTANCE_RULE
+from core.scoring.metrics import INSTANCE_RULE
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.edge_table import (
     CALLEE_COLUMN,

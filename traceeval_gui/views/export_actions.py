@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox
 
+from core.dataset.workspace import Workspace
 from core.errors import TraceEvalError
-from core.evidence import build_evidence
-from core.workspace import Workspace
+from core.report.evidence import build_evidence
 from traceeval_gui.jobs import Job, Progress
 from traceeval_gui.views.file_dialogs import save_file_name
 

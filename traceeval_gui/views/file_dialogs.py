@@ -4,7 +4,7 @@ Qt's own dialog asks the platform's MIME database for each listed file's icon an
 the file's first bytes. When the listed folder holds the open workspace, closing that descriptor makes
 SQLite drop all of this process's locks on the workspace; the next `traceeval` command to close its
 connection then believes it is the last one and deletes the WAL under the window's live connection
-(see core/workspace_db.py). So the dialogs here are Qt's own (a platform dialog runs in this process
+(see core/dataset/workspace_db.py). So the dialogs here are Qt's own (a platform dialog runs in this process
 too and sniffs the same way) and name a file's type by its name alone.
 """
 from __future__ import annotations

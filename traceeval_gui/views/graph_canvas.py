@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
-from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
-from core.model import Edge
-from core.palette import EDGE_STYLES
+from core.records import Edge
+from core.report.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout
+from core.report.palette import EDGE_STYLES
 from traceeval_gui.models.graph_scene import EdgeGeometry, Segments, label_order, pick_labels, place_labels
 from traceeval_gui.views.graph_items import (
     EDGE_WIDTH,

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.palette import EDGE_STYLES, UNPLACED_COLOUR
-from core.view_modes import VIEW_MODES, view_mode
+from core.report.palette import EDGE_STYLES, UNPLACED_COLOUR
+from core.report.view_modes import VIEW_MODES, view_mode
 from traceeval_gui.models.graph_focus import FOCUS_NODES, FocusedGraph
 from traceeval_gui.views.callee_input import FlowLayout
 from traceeval_gui.views.elided_label import ElidedLabel

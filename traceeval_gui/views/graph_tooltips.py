@@ -5,10 +5,10 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from core.model import Edge, Node
-from core.overlay import InstanceOverlay
-from core.palette import EDGE_STYLES
-from core.view_modes import view_mode
+from core.records import Edge, Node
+from core.report.overlay import InstanceOverlay
+from core.report.palette import EDGE_STYLES
+from core.report.view_modes import view_mode
 from traceeval_gui.views.style import MUTED_TEXT
 
 

@@ -1,10 +1,10 @@
 """The call graph of the selected instance: truth, every model and the trace in one fixed layout.
 
-The layout is computed once per instance from the union of all edge sources (core.graph_layout),
-or from its bounded part when there are more than core.overlay.SHOWN_EDGE_LIMIT edges (a line above the
+The layout is computed once per instance from the union of all edge sources (core.report.graph_layout),
+or from its bounded part when there are more than core.report.overlay.SHOWN_EDGE_LIMIT edges (a line above the
 plot says how many are left out; the class counts still count them all), so switching the view mode,
 model A / B or hiding classes never moves a node: those only rebuild the edge paths and node brushes.
-Edge classes differ by colour and line style (core.palette); the class chips in the toolbar are the
+Edge classes differ by colour and line style (core.report.palette); the class chips in the toolbar are the
 legend and the toggles.
 
 `GraphPanel` follows the app state: it classifies and filters the edges of the current view mode,
@@ -28,12 +28,12 @@ from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
-from core.graph_export import GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
-from core.graph_labels import distinct_labels
-from core.graph_layout import GraphLayout, layered_layout
-from core.model import Edge, Node
-from core.overlay import InstanceOverlay, ShownPart, classify_edges
-from core.view_modes import CORRECT_CLASSES, effective_mode, view_mode
+from core.records import Edge, Node
+from core.report.graph_export import GraphPicture, file_colours, to_dot, to_graphml, to_json, to_svg
+from core.report.graph_labels import distinct_labels
+from core.report.graph_layout import GraphLayout, layered_layout
+from core.report.overlay import InstanceOverlay, ShownPart, classify_edges
+from core.report.view_modes import CORRECT_CLASSES, effective_mode, view_mode
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.graph_focus import (
     FOCUS_NODES,
@@ -515,7 +515,7 @@ class GraphPanel(QWidget):
         a, b = self.state.model, self.state.compare_model
         title = f"{graph.title}: " + view_mode(self._mode).heading.format(a=a or "model A", b=b or "model B")
         if graph.shown.omitted_edges:
-            title = f"{title} ({graph.shown.summary()})"  # as core.graph_export.picture_for says it
+            title = f"{title} ({graph.shown.summary()})"  # as core.report.graph_export.picture_for says it
         hidden = frozenset(self.state.hidden_classes) | (CORRECT_CLASSES if self.toolbar.errors_only else frozenset())
         self.picture = GraphPicture(title, self._mode, graph.layout, graph.groups, dict(self._drawn), graph.overlay,
                                     a, b, hidden & set(view_mode(self._mode).classes), graph.shown.omitted_edges)

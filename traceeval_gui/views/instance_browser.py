@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.model import LANGUAGE_TITLES, LANGUAGES
+from core.records import LANGUAGE_TITLES, LANGUAGES
 from core.wording import count_of
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_table import (

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import TraceEvalError
-from core.rules import PAPER
-from core.view_modes import VIEW_MODES, view_mode
+from core.report.view_modes import VIEW_MODES, view_mode
+from core.scoring.rules import PAPER
 from core.wording import count
 from resources import DEMO_DATASET
 from traceeval_gui.app import TABS

@@ -29,15 +29,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.dataset.workspace import InstanceRow
 from core.errors import UsageError
-from core.metrics import INSTANCE_RULE, Counts
-from core.model import LANGUAGE_TITLES
-from core.normalise import MODES
-from core.plot_data import ProgramScore, program_scores
-from core.rules import PAPER, RULE_SETS, rules_title
-from core.scoring import ScoreTable, Selection
-from core.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, footnotes, render_table
-from core.workspace import InstanceRow
+from core.records import LANGUAGE_TITLES
+from core.scoring.metrics import INSTANCE_RULE, Counts
+from core.scoring.normalise import MODES
+from core.scoring.plot_data import ProgramScore, program_scores
+from core.scoring.rules import PAPER, RULE_SETS, rules_title
+from core.scoring.scores import ScoreTable, Selection
+from core.scoring.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, footnotes, render_table
 from traceeval_gui.app_state import AppState
 from traceeval_gui.metrics_jobs import ModeScores, ScoreModesJob
 from traceeval_gui.views.split_combo import SplitCombo

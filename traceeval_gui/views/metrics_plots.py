@@ -3,7 +3,7 @@
 Everything is drawn from per-program counts already in memory (the ones computed when the dataset
 was opened, or the metrics panel's counts for its chosen normalisation modes when the panel is
 followed), so the plots redraw instantly on a 10k-program dataset. The numbers come from
-`core.plot_data`; this module only draws them. One scatter item per model (never one item per
+`core.scoring.plot_data`; this module only draws them. One scatter item per model (never one item per
 point); clicking a point selects that program everywhere.
 """
 from __future__ import annotations
@@ -19,12 +19,12 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
-from core.metrics import INSTANCE_RULE, Counts
-from core.model import LANGUAGE_TITLES
-from core.normalise import MODES
-from core.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
-from core.rules import PAPER, rules_title
-from core.tables import DAGGER
+from core.records import LANGUAGE_TITLES
+from core.scoring.metrics import INSTANCE_RULE, Counts
+from core.scoring.normalise import MODES
+from core.scoring.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
+from core.scoring.rules import PAPER, rules_title
+from core.scoring.tables import DAGGER
 from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.elided_label import ElidedLabel

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QMessageBox, QProgressBar, QToolButton, QWidget
 
-from core.endpoints import remember_endpoint, save_api_key
 from core.errors import TraceEvalError
-from core.llm_runner import RequestOutcome, RunReport
+from core.llm.endpoints import remember_endpoint, save_api_key
+from core.llm.runner import RequestOutcome, RunReport
 from traceeval_gui.model_jobs import RunModelJob
 from traceeval_gui.views.keyboard_dialog import action
 from traceeval_gui.views.release_field import ReleaseDialog

@@ -26,9 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit_sampling import PROGRAM_STRATA
-from core.audit_store import AuditStore
-from core.audits import (
+from core.audit.audits import (
     BASELINE_AUDIT,
     EDGE_AUDIT,
     POPULATION_TITLES,
@@ -38,8 +36,10 @@ from core.audits import (
     blind_by_default,
     population_phrase,
 )
-from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.stats import sample_size_for_margin
+from core.audit.sampling import PROGRAM_STRATA
+from core.audit.store import AuditStore
+from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.scoring.stats import sample_size_for_margin
 from traceeval_gui.app_state import AppState
 from traceeval_gui.audit_jobs import CreateAuditJob, PopulationJob
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from core.overlay import ShownPart
+from core.report.overlay import ShownPart
 from traceeval_gui.views.note_label import NoteLabel
 
 

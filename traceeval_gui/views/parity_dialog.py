@@ -1,5 +1,5 @@
 """Help ▸ Check Paper Parity: the open workspace's table, prompts and answer readings against the user's
-TraceEval release (`core.parity`), run in the background, with the verdict cell by cell.
+TraceEval release (`core.release.parity`), run in the background, with the verdict cell by cell.
 
 The release is the window's (Model ▸ TraceEval Release…, else found by itself); without one the
 dialog says where to set it. The check runs the release's own scripts in a subprocess, so it takes
@@ -14,12 +14,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from core.dataset.workspace import Workspace
 from core.errors import ReleaseError
-from core.model import LANGUAGE_TITLES
-from core.parity import AVERAGE, ParityReport, check_parity, render_parity
-from core.release import find_release_script
-from core.scoring import Selection
-from core.workspace import Workspace
+from core.records import LANGUAGE_TITLES
+from core.release.checkout import find_release_script
+from core.release.parity import AVERAGE, ParityReport, check_parity, render_parity
+from core.scoring.scores import Selection
 from traceeval_gui.app_state import AppState
 from traceeval_gui.jobs import Job, Progress
 from traceeval_gui.views.answer_text import WARNING_TEXT

@@ -1,7 +1,7 @@
 """Where the user's TraceEval release is: a path field with Browse…, and what is found there.
 
 Used by Model ▸ Run Model and Model ▸ TraceEval Release… (the setting the Answer tab, the prompt
-previews and Help ▸ Check Paper Parity follow). Empty means "find it by itself" (`core.release`:
+previews and Help ▸ Check Paper Parity follow). Empty means "find it by itself" (`core.release.checkout`:
 `$TRACEEVAL_RELEASE`, else a checkout next to the dataset). The line under the field says, as the
 path is typed, whether prompts will carry the paper's own words or this project's.
 """
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import ReleaseError
-from core.prompt_wording import RELEASE, PromptWording
-from core.release import RELEASE_ENV, prompt_wording
+from core.llm.prompt_wording import RELEASE, PromptWording
+from core.release.checkout import RELEASE_ENV, prompt_wording
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.answer_text import WARNING_TEXT
 from traceeval_gui.views.file_dialogs import existing_directory

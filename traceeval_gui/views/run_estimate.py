@@ -14,10 +14,10 @@ from PySide6.QtCore import QLocale, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from core.dry_run import DryRun
-from core.endpoints import RunSettings
-from core.prices import Price, PriceTable
-from core.prompt_wording import PromptWording
+from core.llm.dry_run import DryRun
+from core.llm.endpoints import RunSettings
+from core.llm.prices import Price, PriceTable
+from core.llm.prompt_wording import PromptWording
 from core.wording import count
 from traceeval_gui.dry_run_job import DryRunJob
 from traceeval_gui.jobs import JobRunner

@@ -34,12 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.errors import TraceEvalError
-from core.model import LANGUAGE_TITLES, LANGUAGES
-from core.prices import PriceTable
-from core.prompt_wording import STUDIO_WORDING, PromptWording
-from core.prompts import approximate_tokens, build_prompt
+from core.llm.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
+from core.llm.prices import PriceTable
+from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
+from core.llm.prompts import approximate_tokens, build_prompt
+from core.records import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.app_state import AppState
 from traceeval_gui.views.form_parts import layout_widget, spin_box
 from traceeval_gui.views.release_field import ReleaseField

@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from core.model import LANGUAGE_TITLES
-from core.view_modes import view_mode
+from core.records import LANGUAGE_TITLES
+from core.report.view_modes import view_mode
 from core.wording import count
 from traceeval_gui.app_state import AppState
 from traceeval_gui.models.instance_detail import EDGE_CLASSES, ClassifiedEdge, InstanceDetail

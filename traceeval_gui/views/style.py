@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 
-from core.metrics import INSTANCE_RULE
-from core.palette import EDGE_STYLES
-from core.workspace import ModelRow
+from core.dataset.workspace import ModelRow
+from core.report.palette import EDGE_STYLES
+from core.scoring.metrics import INSTANCE_RULE
 
 # One palette for TP / FP / FN everywhere (source view, edge table, legend, graph, exports);
 # "" is an edge the current model neither predicts nor misses (only model B or the trace has it).

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.model import CallGraph
-from core.replay import ReplayDiff, compare_run
+from core.records import CallGraph
+from core.scoring.replay import ReplayDiff, compare_run
 from core.traces import TraceRun
 from traceeval_gui.models.trace_tables import RECORD_ROLE, SORT_ROLE, TraceEdgeModel, UnresolvedFrameModel
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font

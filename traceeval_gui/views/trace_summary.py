@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from core import traces
-from core.overlay import TRACE_ONLY, TRUTH_ONLY
-from core.palette import EDGE_STYLES
-from core.replay import ReplayDiff, key_notes
+from core.report.overlay import TRACE_ONLY, TRUTH_ONLY
+from core.report.palette import EDGE_STYLES
+from core.scoring.replay import ReplayDiff, key_notes
 from core.traces import TraceRun
 from core.wording import count
 from traceeval_gui.views.style import MUTED_TEXT, monospace_font

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from core import traces
+from core.dataset.workspace import RunRow
 from core.wording import count
-from core.workspace import RunRow
 
 GREEN, AMBER, RED, GREY = "#2e7d32", "#b26a00", "#c62828", "#607d8b"
 STATUS_COLOURS = {traces.OK: GREEN, traces.EXIT_CODE: AMBER, traces.EXCEPTION: AMBER, traces.TIMEOUT: RED,

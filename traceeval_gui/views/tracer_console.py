@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.replay import ReplayDiff
+from core.scoring.replay import ReplayDiff
 from core.traces import TraceRun
 from core.wording import count
 from traceeval_gui.app_state import AppState
