@@ -22,7 +22,7 @@ from core.records import CallGraph, Prediction
 from core.scoring.scores import instance_diff
 from core.scoring.stats import Proportion, StratumCount, plain_proportion, stratified_proportion, wilson_interval
 from resources import DEMO_DATASET
-from traceeval_gui.cli import main as cli_main
+from traceeval_gui.cli.main import main as cli_main
 
 STRONG, WEAK = "illustrative-strong", "illustrative-weak"
 Z95 = 1.959963984540054

@@ -2,8 +2,8 @@
 
 Checked without importing anything (this also runs with Qt blocked): every repository path written in
 backticks (`core/scoring/answers.py`, `tests/gui/`), every dotted name in backticks under our packages
-(`core.scoring.answers.parse_answer`, `traceeval_gui.jobs.Job`, found by reading the module's source), every relative
-link and image (and its `#anchor` when it names a Markdown heading). No document cites a file that lives
+(`core.scoring.answers.parse_answer`, `traceeval_gui.state.jobs.Job`, found by reading the module's source),
+every relative link and image (and its `#anchor` when it names a Markdown heading). No document cites a file that lives
 outside the repository, and the README lists every document in docs/.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ from core.report.evidence import LoadedInstance, load_instance
 from core.report.program_view import ProgramView, parse_program
 from core.symbols import call_site_lines
 from resources import DEMO_DATASET
-from traceeval_gui.models.instance_detail import InstanceDetail, InstanceDetailLoader
+from traceeval_gui.item_models.instance_detail import InstanceDetail, InstanceDetailLoader
 
 KNOWN = "python/calcpad_0001"
 A, B = "illustrative-strong", "illustrative-weak"

@@ -62,10 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from resources import DEMO_DATASET
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.error_log import install_error_reporting
-    from traceeval_gui.views.main_window import MainWindow
-    from traceeval_gui.views.theme import ThemeController
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.state.error_log import install_error_reporting
+    from traceeval_gui.workbench.main_window import MainWindow
+    from traceeval_gui.workbench.theme_menu import ThemeController
 
     qInstallMessageHandler(_QtMessageLogger(quiet=os.environ.get("QT_QPA_PLATFORM") == "offscreen"))
     app = QApplication.instance() or QApplication([sys.argv[0]])

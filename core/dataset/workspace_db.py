@@ -12,7 +12,7 @@ The window and any number of `traceeval` processes use one workspace at once, so
 SQLite also drops all of a process's POSIX locks on the file when the process closes any descriptor of it,
 after which another process may checkpoint and delete the WAL under this one's live connection. So
 nothing may open these files except through a connection made here (`core.safe_files.in_use_by_sqlite` tells
-them apart; see traceeval_gui/views/file_dialogs.py).
+them apart; see traceeval_gui/widgets/file_dialogs.py).
 """
 from __future__ import annotations
 

@@ -80,8 +80,8 @@ def main() -> None:
     import pyqtgraph as pg
 
     from core.report.graph_layout import layered_layout
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.graph_view import GraphPanel
+    from traceeval_gui.graph.graph_view import GraphPanel
+    from traceeval_gui.state.app_state import AppState
 
     app = QApplication.instance() or QApplication([])
 

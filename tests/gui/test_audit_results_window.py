@@ -16,8 +16,8 @@ from core.audit.store import AuditStore
 from core.dataset.indexing import open_dataset
 from core.errors import UsageError
 from resources import DEMO_DATASET
-from traceeval_gui.views.audit_results_window import AuditResultsWindow
-from traceeval_gui.views.disagreements_panel import ROW_ROLE
+from traceeval_gui.audit.audit_results_window import AuditResultsWindow
+from traceeval_gui.audit.disagreements_panel import ROW_ROLE
 
 TIMEOUT_MS = 30_000
 AUDIT = {"population": "all", "model": "illustrative-weak", "size": 30, "seed": 3}

@@ -46,8 +46,8 @@ def test_the_audit_menu_is_there_with_its_keys_and_waits_for_a_dataset(window, q
     assert keys[("Audit", "Audit Results")] == "Ctrl+Shift+R"
     assert all(item.isEnabled() for item in window.audits.actions)
 
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     empty = MainWindow(AppState(), settings=None, interactive=False)
     qtbot.addWidget(empty)
@@ -250,7 +250,7 @@ def test_the_audit_window_renders(window, qtbot, tmp_path):
 
 
 def test_the_new_audit_dialog_reports_errors_inline(window, state, qtbot):
-    from traceeval_gui.views.new_audit_dialog import NewAuditDialog
+    from traceeval_gui.audit.new_audit_dialog import NewAuditDialog
 
     create_audit(state.workspace, "taken", size=5, seed=1)
     dialog = NewAuditDialog(state, "ana", window)
@@ -283,7 +283,7 @@ def create(dialog, qtbot):
 
 
 def _call_sites(evidence, item):
-    from traceeval_gui.models.instance_detail import InstanceDetailLoader
+    from traceeval_gui.item_models.instance_detail import InstanceDetailLoader
 
     detail = InstanceDetailLoader().load(evidence.window().state.workspace, item.instance_key, None)
     if detail.place(item.caller) is None:
@@ -320,8 +320,8 @@ def test_continue_audit_asks_who_you_are_with_the_keyboard(window, state, store,
 
 
 def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qtbot):
-    from traceeval_gui.views.audit_results_window import AuditResultsWindow
-    from traceeval_gui.views.baseline_window import BaselineWindow
+    from traceeval_gui.audit.audit_results_window import AuditResultsWindow
+    from traceeval_gui.audit.baseline_window import BaselineWindow
 
     create_audit(state.workspace, "humans", kind="baseline", size=2, seed=1)
     baseline = window.audits.open_audit("humans", "ana")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.gui.test_menu_actions import press
-from traceeval_gui.views.command_palette import fuzzy_score
+from traceeval_gui.workbench.command_palette import fuzzy_score
 
 
 def open_palette(window, qtbot):

@@ -13,9 +13,9 @@ from core.scoring.metrics import Counts
 from core.scoring.normalise import MODES
 from core.scoring.scores import instance_counts
 from tests.builders import released_dataset
-from traceeval_gui.jobs import OpenDatasetJob
-from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, SCORE_ROLE, SORT_ROLE, DifferenceTableModel
-from traceeval_gui.views.compare_panel import ComparePanel
+from traceeval_gui.item_models.compare_table import DIFFERENCE_COLUMNS, SCORE_ROLE, SORT_ROLE, DifferenceTableModel
+from traceeval_gui.program.compare_panel import ComparePanel
+from traceeval_gui.state.jobs import OpenDatasetJob
 
 KNOWN = "python/calcpad_0001"
 A, B = "illustrative-strong", "illustrative-weak"

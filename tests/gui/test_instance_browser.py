@@ -4,7 +4,7 @@ from PySide6.QtCore import Qt
 from core.scoring.metrics import instance_scores
 from core.scoring.normalise import MODES
 from core.scoring.scores import instance_counts
-from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, SORT_ROLE
+from traceeval_gui.item_models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, SORT_ROLE
 
 KNOWN = "python/calcpad_0001"
 

@@ -26,8 +26,8 @@ def demo(tmp_path):
 def window(qtbot):
     """The main window, no dataset open yet, and its state (Qt is imported here: the modules that use
     this skip themselves in the run with Qt blocked)."""
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     state = AppState()
     window = MainWindow(state, settings=None, interactive=False)

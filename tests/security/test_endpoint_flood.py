@@ -155,7 +155,7 @@ class _PeakMemory:
 def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str, float, float]:
     """`traceeval predict` in a child process: exit status, stderr, wall seconds and the child's peak RSS (MB)."""
     err_path = workspace.with_suffix(".err")
-    argv = [sys.executable, "-m", "traceeval_gui.cli", "predict", "--workspace", str(workspace), "--model", "m",
+    argv = [sys.executable, "-m", "traceeval_gui.cli.main", "predict", "--workspace", str(workspace), "--model", "m",
             "--base-url", base_url, "--split", "all", "--no-results-files", "--no-cache", *options]
     started = time.monotonic()
     with open(err_path, "wb") as err:

@@ -26,7 +26,7 @@ TIMEOUT_S = 120
 def run_cli(*argv, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`traceeval ARGV...` in its own process, killed after TIMEOUT_S: a hang fails instead of blocking."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", *map(str, argv)], env=environment, cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli.main", *map(str, argv)], env=environment, cwd=cwd,
                           capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     assert "Traceback" not in done.stderr, done.stderr
     return done

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DIALOG_HELPER = Path("traceeval_gui/views/file_dialogs.py")
+DIALOG_HELPER = Path("traceeval_gui/widgets/file_dialogs.py")
 CONNECTION_HELPER = Path("core/dataset/workspace_db.py")
 FILE_READING_QT = re.compile(r"\b(QFileDialog|QFileSystemModel|QFileIconProvider|QMimeDatabase|QFileSystemWatcher"
                              r"|QFile|QSqlDatabase|QSaveFile|QLockFile)\b")
