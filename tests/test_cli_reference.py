@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traceeval_gui import app
+from traceeval_gui import app_options as app
 from traceeval_gui.cli import main as cli
 from traceeval_gui.cli import reference
 

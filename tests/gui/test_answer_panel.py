@@ -242,7 +242,7 @@ def test_a_newly_stored_answer_shows_when_a_run_stores_it(demo, panel):
 
 
 def test_the_answer_tab_is_in_the_window_and_renders(window, state, qtbot):
-    from traceeval_gui.app import TABS
+    from traceeval_gui.app_options import TABS
 
     assert TABS[-1] == "answer"
     by_text = {action.text().replace("&", ""): action for action in window.actions()}

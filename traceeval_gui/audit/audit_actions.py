@@ -41,7 +41,7 @@ from traceeval_gui.widgets.keyboard_dialog import action
 
 if TYPE_CHECKING:
     from traceeval_gui.state.app_state import AppState
-    from traceeval_gui.workbench.main_window import MainWindow
+    from traceeval_gui.state.workbench import Workbench
 
 log = logging.getLogger(__name__)
 ANNOTATOR_SETTING, AUDIT_SETTING = "audit/annotator", "audit/last"
@@ -152,7 +152,7 @@ class AuditChooserDialog(QDialog):
 
 
 class AuditActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Workbench) -> None:
         super().__init__(window)
         self.window = window
         self.state: AppState = window.state

@@ -63,7 +63,7 @@ from traceeval_gui.widgets.file_dialogs import existing_directory
 from traceeval_gui.widgets.window_layout import fit_on_screen
 
 if TYPE_CHECKING:
-    from traceeval_gui.workbench.main_window import MainWindow
+    from traceeval_gui.state.workbench import Workbench
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class BuildWizard(QDialog):
     `trace_runs` replaces `tracers.trace_for_build` (for tests of the wizard alone)."""
 
     def __init__(self, settings: QSettings | None = None, *, jobs: JobRunner | None = None,
-                 workbench: MainWindow | None = None, trace_runs: TraceRuns | None = None,
+                 workbench: Workbench | None = None, trace_runs: TraceRuns | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Build Instances from Repository")

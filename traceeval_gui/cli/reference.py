@@ -22,10 +22,10 @@ _REGION = re.compile(rf"^{re.escape(START)}$.*?^{re.escape(END)}$", re.MULTILINE
 
 def render() -> str:
     """The whole reference: `traceeval-gui`, the `traceeval` common options, then every command in parser order."""
-    from traceeval_gui import app
+    from traceeval_gui import app_options
     from traceeval_gui.cli import main as cli
 
-    parsers = [(app.build_parser(), None), *walk(cli.build_parser())]
+    parsers = [(app_options.build_parser(), None), *walk(cli.build_parser())]
     return "\n".join(_section(parser, short_help) for parser, short_help in parsers)
 
 

@@ -23,7 +23,7 @@ from traceeval_gui.runs.run_model_dialog import ModelRunRequest, RunModelDialog
 from traceeval_gui.widgets.keyboard_dialog import action
 
 if TYPE_CHECKING:
-    from traceeval_gui.workbench.main_window import MainWindow
+    from traceeval_gui.state.workbench import Workbench
 
 REFRESH_MS = 400
 
@@ -63,7 +63,7 @@ class ModelRunStatus(QWidget):
 class ModelRunActions(QObject):
     message = Signal(str)  # for the status bar
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Workbench) -> None:
         super().__init__(window)
         self.window = window
         self.state = window.state

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox
@@ -14,7 +14,9 @@ from traceeval_gui.state.jobs import Job, Progress
 from traceeval_gui.widgets.file_dialogs import save_file_name
 
 if TYPE_CHECKING:
-    from traceeval_gui.workbench.main_window import MainWindow
+    from traceeval_gui.graph.graph_view import GraphPanel
+    from traceeval_gui.metrics.metrics_panel import MetricsPanel
+    from traceeval_gui.state.app_state import AppState
 
 GRAPH_FORMATS = (("png", "PNG image"), ("svg", "SVG drawing"), ("dot", "Graphviz DOT"), ("graphml", "GraphML"),
                  ("json", "JSON"))
@@ -40,10 +42,20 @@ class EvidenceJob(Job):
         return self.out
 
 
+class ExportSource(Protocol):
+    """What the exports read from the main window (a QMainWindow, also their dialogs' parent); a protocol, so
+    this module does not import the window that creates it."""
+
+    state: AppState
+    interactive: bool
+    graph_panel: GraphPanel
+    metrics_panel: MetricsPanel
+
+
 class ExportActions(QObject):
     message = Signal(str)  # for the status bar
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: ExportSource) -> None:
         super().__init__(window)
         self.window = window
 

@@ -29,7 +29,7 @@ from core.report.view_modes import VIEW_MODES, view_mode
 from core.scoring.rules import PAPER
 from core.wording import count
 from resources import DEMO_DATASET
-from traceeval_gui.app import TABS
+from traceeval_gui.app_options import TABS
 from traceeval_gui.audit.audit_actions import AuditActions
 from traceeval_gui.graph.graph_view import GraphPanel
 from traceeval_gui.graph.legend import EdgeLegendView

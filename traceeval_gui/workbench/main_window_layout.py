@@ -2,23 +2,37 @@
 settings, one pane maximised at a time, and reset to how it started (View > Reset Layout)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
-from traceeval_gui.app import TABS
+from traceeval_gui.app_options import TABS
 from traceeval_gui.widgets.pane_maximiser import Pane, PaneMaximiser
 from traceeval_gui.widgets.window_layout import central_split, first_window_geometry, programs_width, views_split
 
 if TYPE_CHECKING:
-    from traceeval_gui.workbench.main_window import MainWindow
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+    from PySide6.QtWidgets import QTabWidget
 
 TAB_KEY = "window/tab"
 
 
+class LaidOutWindow(Protocol):
+    """The main window as its layout sees it; a protocol, so this module does not import the window."""
+
+    bottom_tabs: QTabWidget
+
+    def show_tab(self, name: str) -> None: ...
+
+    def screen(self) -> QScreen: ...
+
+    def setGeometry(self, rect: QRect) -> None: ...
+
+
 class MainWindowLayout:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: LaidOutWindow) -> None:
         self.window = window
         w = window
         docks = [w.browser_dock, w.problems_dock]
