@@ -62,7 +62,7 @@ class Refused:
 
 def in_use_by_sqlite(path: str | Path) -> bool:
     """Whether `path` is a database some process has open in WAL mode (its `-wal`/`-shm` are there), or one
-    of those files: opening it other than through a connection (core/workspace_db.py) could drop that process's
+    of those files: opening it other than through a connection (core/dataset/workspace_db.py) could drop that process's
     locks. Decided from names alone, so asking never opens anything."""
     name = str(path)
     if name.endswith(("-wal", "-shm", "-journal")):
@@ -79,7 +79,7 @@ def read_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> 
         target = _inside(target, root)
         flags |= getattr(os, "O_NOFOLLOW", 0)  # resolved already: a link appearing now is a swap
     _check_kind(os.stat(target).st_mode)
-    if in_use_by_sqlite(target):  # opening it here would drop that process's locks (core/workspace_db.py)
+    if in_use_by_sqlite(target):  # opening it here would drop that process's locks (core/dataset/workspace_db.py)
         raise RefusedFile("a database in use (a workspace), not a file to read; not read")
     try:
         descriptor = os.open(target, flags)

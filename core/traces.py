@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from core.model import CallGraph, Edge, Node
+from core.records import CallGraph, Edge, Node
 
 # Statuses, from best to worst. Every run has exactly one; `message` says what happened.
 OK = "ok"  # the program ran to completion and exited 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from core.model import Edge
+from core.records import Edge
 
 LABELS = ("correct", "wrong", "not_exercised", "unsure")
 LABEL_TITLES = {"correct": "correct", "wrong": "wrong", "not_exercised": "real, not exercised", "unsure": "unsure"}

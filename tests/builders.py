@@ -117,7 +117,7 @@ def newer_workspace(path: Path) -> Path:
     """A workspace file that claims a schema step this version does not know (made by a newer release)."""
     from sqlite_utils import Database
 
-    from core.workspace import Workspace
+    from core.dataset.workspace import Workspace
 
     Workspace(path).close()
     db = Database(path)

@@ -1,5 +1,5 @@
 """Run the `traceeval` CLI in-process the way a shell would, for the command tests."""
-from traceeval_gui.cli import main
+from traceeval_gui.cli.main import main
 
 
 def run(capsys, *argv):

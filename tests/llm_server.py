@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from core.indexing import open_dataset
-from core.model import CallGraph
-from core.prompts import build_prompt, prompt_hash
+from core.dataset.indexing import open_dataset
+from core.llm.prompts import build_prompt, prompt_hash
+from core.records import CallGraph
 from resources import DEMO_DATASET
 
 
@@ -90,7 +90,7 @@ class RecordedRequest:
 
 
 def request_prompt_hash(body: dict) -> str:
-    """The prompt hash of a chat request, as `core.prompts.Prompt.hash` computes it."""
+    """The prompt hash of a chat request, as `core.llm.prompts.Prompt.hash` computes it."""
     messages = {m.get("role"): m.get("content", "") for m in body.get("messages", [])}
     return prompt_hash(messages.get("system", ""), messages.get("user", ""))
 

@@ -1,11 +1,11 @@
-"""The golden scoring figures that pin `core.scoring.SCORER_VERSION`.
+"""The golden scoring figures that pin `core.scoring.scores.SCORER_VERSION`.
 
 Cached scores are keyed by SCORER_VERSION, so any change to what the scorer outputs must come with a
 new version. These figures are that output on fixed inputs: the demo dataset scored under every rule
 set and mode combination (TP/FP/FN per model and language), and digests of how every rule set parses
 the parity answers and normalises the parity names under every mode combination.
 
-After a deliberate change to scoring, bump SCORER_VERSION in core/scoring.py, then regenerate with
+After a deliberate change to scoring, bump SCORER_VERSION in core/scoring/scores.py, then regenerate with
     python -m tests.scorer_golden
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from core.answers import parse_answer
-from core.indexing import open_dataset
-from core.normalise import MODES, normalise_name
-from core.rules import RULE_SETS
-from core.scoring import SCORER_VERSION, score_table
+from core.dataset.indexing import open_dataset
+from core.scoring.answers import parse_answer
+from core.scoring.normalise import MODES, normalise_name
+from core.scoring.rules import RULE_SETS
+from core.scoring.scores import SCORER_VERSION, score_table
 from resources import DEMO_DATASET
 
 GOLDEN = Path(__file__).parent / "golden" / "scores.json"

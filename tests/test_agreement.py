@@ -1,7 +1,7 @@
 """Agreement statistics against published worked examples and small hand-computed cases."""
 import pytest
 
-from core.agreement import (
+from core.audit.agreement import (
     Agreement,
     agreement,
     agreement_by,

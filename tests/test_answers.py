@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from core.answers import (
+from core.records import CallGraph
+from core.scoring.answers import (
     ANSWER,
     IGNORED,
     OUT_OF_RANGE,
@@ -15,8 +16,7 @@ from core.answers import (
     split_callees,
     unanswered_questions,
 )
-from core.model import CallGraph
-from core.rules import PAPER, RULE_SETS, STUDIO
+from core.scoring.rules import PAPER, RULE_SETS, STUDIO
 
 KEYS = ("main", "main.a", "main.b", "pkg.C:m(int,int)")
 PARSE_VECTORS = json.loads((Path(__file__).parent / "parity" / "parse.json").read_text(encoding="utf-8"))["vectors"]

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from core.audit_store import AuditStore
-from core.workspace import Workspace
+from core.audit.store import AuditStore
+from core.dataset.workspace import Workspace
 from tests.cli_run import run
 
 NEW = ("audit", "new", "demo100", "--size", "100", "--seed", "7", "--population", "all",

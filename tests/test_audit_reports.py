@@ -11,18 +11,18 @@ from collections import Counter
 
 import pytest
 
-from core.audit_export import format_proportion, items_csv, report_json, report_markdown, write_report
-from core.audit_reports import CORRECTION_RULE, audit_report
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.baseline import refresh_baseline_predictions
+from core.audit.baseline import refresh_baseline_predictions
+from core.audit.export import format_proportion, items_csv, report_json, report_markdown, write_report
+from core.audit.reports import CORRECTION_RULE, audit_report
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
 from core.errors import AuditError
-from core.indexing import open_dataset
-from core.model import CallGraph, Prediction
-from core.scoring import instance_diff
-from core.stats import Proportion, StratumCount, plain_proportion, stratified_proportion, wilson_interval
+from core.records import CallGraph, Prediction
+from core.scoring.scores import instance_diff
+from core.scoring.stats import Proportion, StratumCount, plain_proportion, stratified_proportion, wilson_interval
 from resources import DEMO_DATASET
-from traceeval_gui.cli import main as cli_main
+from traceeval_gui.cli.main import main as cli_main
 
 STRONG, WEAK = "illustrative-strong", "illustrative-weak"
 Z95 = 1.959963984540054

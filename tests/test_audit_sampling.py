@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from core.audit_sampling import allocate, create_audit, new_audit, population_edges, sample_questions, stratified_sample
-from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, STRATA, label_fits, not_exercised_everywhere
+from core.audit.audits import BASELINE_AUDIT, STRATA, label_fits, not_exercised_everywhere
+from core.audit.sampling import allocate, create_audit, new_audit, population_edges, sample_questions, stratified_sample
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
 from core.errors import AuditError
-from core.indexing import open_dataset
-from core.normalise import MODES, normalise_edges
-from core.scoring import instance_diff
-from core.stats import sample_size_for_margin
+from core.scoring.normalise import MODES, normalise_edges
+from core.scoring.scores import instance_diff
+from core.scoring.stats import sample_size_for_margin
 from resources import DEMO_DATASET
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,8 +175,8 @@ def test_same_seed_same_sample_other_seed_other_sample(ws):
 
 SAMPLE_SCRIPT = """
 import json, sys
-from core.audit_sampling import population_edges, stratified_sample
-from core.indexing import open_dataset
+from core.audit.sampling import population_edges, stratified_sample
+from core.dataset.indexing import open_dataset
 from resources import DEMO_DATASET
 ws, _ = open_dataset(DEMO_DATASET, sys.argv[1])
 items = stratified_sample(population_edges(ws, "all", "illustrative-weak"), 50, seed=2024)
@@ -278,7 +278,7 @@ def test_created_audit_round_trips_and_matches_across_workspaces(ws, tmp_path):
 
 
 def test_truth_audits_are_blind_by_default_and_blindness_is_stored(ws, tmp_path, capsys):
-    from core.audit_sampling import create_audit
+    from core.audit.sampling import create_audit
     from tests.cli_run import run
 
     assert create_audit(ws, "truth", size=5, seed=1).blind

@@ -1,10 +1,10 @@
 """Audits in the workspace: items, verdicts with undo, annotators kept apart, adjudications, answers."""
 import pytest
 
-from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, EdgeRef, final_verdicts, human_model_name, sample_fingerprint
+from core.audit.audits import Audit, AuditItem, EdgeRef, final_verdicts, human_model_name, sample_fingerprint
+from core.audit.store import AuditStore
+from core.dataset.workspace import Workspace
 from core.errors import AuditError
-from core.workspace import Workspace
 
 F_G = EdgeRef("python/a_0001", "main.f", "main.g")
 F_H = EdgeRef("python/a_0001", "main.f", "main.h")

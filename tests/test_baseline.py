@@ -1,11 +1,11 @@
 """The human baseline: answers become a prediction read by the paper's parser and scored like a model's."""
 import pytest
 
-from core.audit_store import AuditStore
-from core.audits import BASELINE_AUDIT, Audit
-from core.baseline import answer_text, refresh_baseline_predictions
-from core.indexing import open_dataset
-from core.scoring import instance_diff
+from core.audit.audits import BASELINE_AUDIT, Audit
+from core.audit.baseline import answer_text, refresh_baseline_predictions
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
+from core.scoring.scores import instance_diff
 from resources import DEMO_DATASET
 
 

@@ -1,5 +1,5 @@
-"""Finding candidate targets in a repository and gathering the files each needs (core.build.candidates,
-core.build.program_files), over the six test repositories in tests/build_repos and small ones built here."""
+"""Finding candidate targets in a repository and gathering the files each needs (core.instances.candidates,
+core.instances.program_files), over the six test repositories in tests/build_repos and small ones built here."""
 from __future__ import annotations
 
 import json
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.build.candidates import find_candidates
-from core.build.model import ENTRY_NAME_TAKEN, EXTRACTION_FAILED, THIRD_PARTY, Candidate
-from core.build.program_files import FileGatherer, entry_clash, gather_files, harness_path, repository_sources
 from core.errors import BuildError
+from core.instances.candidates import find_candidates
+from core.instances.program_files import FileGatherer, entry_clash, gather_files, harness_path, repository_sources
+from core.instances.records import ENTRY_NAME_TAKEN, EXTRACTION_FAILED, THIRD_PARTY, Candidate
 from core.symbols import extract_symbols
 from tests.builders import write_program
 
@@ -96,7 +96,7 @@ def test_every_candidate_has_a_canned_harness(language, repo):
 
 
 def test_candidates_are_deterministic_across_hash_seeds():
-    script = ("import sys; from pathlib import Path; from core.build.candidates import find_candidates\n"
+    script = ("import sys; from pathlib import Path; from core.instances.candidates import find_candidates\n"
               "for language, repo in [('python', 'geomkit'), ('javascript', 'cartkit'), ('java', 'bankcore')]:\n"
               "    c, p = find_candidates(Path(sys.argv[1]) / language / repo, language)\n"
               "    print(repr([(x.name, x.internal_callees, list(x.files.items()), x.members) for x in c]), p)\n")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.build.dedup import NearDuplicate, find_near_duplicates, program_similarity, tokenize_program
 from core.errors import BuildError
+from core.instances.dedup import NearDuplicate, find_near_duplicates, program_similarity, tokenize_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,7 +169,7 @@ _DETERMINISM_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from tests.test_build_dedup import synthetic_programs
-from core.build.dedup import find_near_duplicates
+from core.instances.dedup import find_near_duplicates
 drops = find_near_duplicates(synthetic_programs(40, seed=7), "python", threshold=0.8)
 print(json.dumps([[d.dropped, d.kept, d.similarity] for d in drops]))
 """

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from core import traces
-from core.answer_cache import AnswerCache
-from core.build.acceptance import judge_runs
-from core.build.harness import HarnessTemplate, ask_for_harness, code_from_answer, prompt_values
-from core.build.model import Candidate
-from core.chat import ChatFailure
-from core.endpoints import RunSettings
 from core.errors import BuildError
-from core.model import Node
+from core.instances.acceptance import judge_runs
+from core.instances.harness import HarnessTemplate, ask_for_harness, code_from_answer, prompt_values
+from core.instances.records import Candidate
+from core.llm.answer_cache import AnswerCache
+from core.llm.chat import ChatFailure
+from core.llm.endpoints import RunSettings
+from core.records import Node
 from core.traces import EdgeEvidence, TraceRun
 from tests.llm_server import FakeChatServer, ok, status
 

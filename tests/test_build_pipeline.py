@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.build.candidates import find_candidates
-from core.datasets import load_dataset
-from core.model import repo_of
+from core.dataset.layout import load_dataset
+from core.instances.candidates import find_candidates
+from core.records import repo_of
 from tests.cli_run import run
 from tests.harness_server import harness_server, repo
 from tests.llm_server import status

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.build.repository import describe_repository, recognise_licence_text, sanitise_repo_name, strip_credentials
 from core.errors import BuildError
+from core.instances.repository import describe_repository, recognise_licence_text, sanitise_repo_name, strip_credentials
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.build.split_assign import assign_splits, merge_split_files, split_files
+from core.dataset.splits import load_splits
 from core.errors import BuildError
-from core.model import repo_of
-from core.splits import load_splits
+from core.instances.split_assign import assign_splits, merge_split_files, split_files
+from core.records import repo_of
 
 
 def _random_sizes(count: int, seed: int, largest: int = 20) -> dict[str, int]:

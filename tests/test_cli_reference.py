@@ -9,13 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traceeval_gui import app, cli
-from traceeval_gui.commands import reference
+from traceeval_gui import app_options as app
+from traceeval_gui.cli import main as cli
+from traceeval_gui.cli import reference
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = ROOT / reference.DOCUMENT
 GUIDE = ROOT / "docs" / "user-guide.md"
-UPDATE = "python -m traceeval_gui.commands.reference --update"
+UPDATE = "python -m traceeval_gui.cli.reference --update"
 HEADING = reference.HEADING + " "
 
 
@@ -119,7 +120,7 @@ def test_summary_table_lists_every_command():
 def test_module_prints_the_reference_and_imports_no_qt():
     code = ("import sys, runpy; sys.argv = ['reference']; "
             "sys.modules['PySide6'] = None; "  # any Qt import would now fail
-            "runpy.run_module('traceeval_gui.commands.reference', run_name='__main__')")
+            "runpy.run_module('traceeval_gui.cli.reference', run_name='__main__')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
                             check=False)
     assert result.returncode == 0, result.stderr

@@ -20,7 +20,7 @@ def imported_by(tmp_path: Path, *argv: str) -> set[str]:
     """The top-level packages `traceeval ARGV...` imported (the command must succeed)."""
     env = {**os.environ, "TRACEEVAL_WORKSPACE_DIR": str(tmp_path / "workspaces"),
            "TRACEEVAL_CACHE_DIR": str(tmp_path / "cache"), "TRACEEVAL_CONFIG_DIR": str(tmp_path / "config")}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "traceeval_gui.cli", *argv],
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "traceeval_gui.cli.main", *argv],
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [line.split("|")[-1] for line in done.stderr.splitlines() if line.startswith("import time:")]

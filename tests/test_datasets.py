@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from core.datasets import detect_layout, load_dataset, parse_ground_truth
+from core.dataset.layout import detect_layout, load_dataset, parse_ground_truth
 from core.errors import DatasetError
-from core.model import repo_of
+from core.records import repo_of
 from tests.builders import JS_GRAPH, JS_MAIN, PY_GRAPH, PY_MAIN, released_dataset, write_program
 
 

@@ -1,11 +1,11 @@
 """The bundled demo dataset: complete, consistent, and scored the same way the tool scores."""
 import json
 
-from core.datasets import load_dataset
-from core.metrics import micro_scores, sum_counts
-from core.results import read_results_file
+from core.dataset.layout import load_dataset
+from core.dataset.validation import validate_dataset
+from core.results.reader import read_results_file
+from core.scoring.metrics import micro_scores, sum_counts
 from core.symbols import extract_symbols
-from core.validation import validate_dataset
 from resources import DEMO_DATASET, DEMO_RESULTS
 
 
@@ -58,5 +58,5 @@ def test_the_weak_model_has_realistic_faults():
 
 
 def _counts(metrics):
-    from core.metrics import Counts
+    from core.scoring.metrics import Counts
     return Counts(metrics["tp"], metrics["fp"], metrics["fn"])

@@ -1,9 +1,9 @@
 """The project's documents point only at things that exist: README.md and docs/*.md.
 
 Checked without importing anything (this also runs with Qt blocked): every repository path written in
-backticks (`core/answers.py`, `tests/gui/`), every dotted name in backticks under our packages
-(`core.answers.parse_answer`, `traceeval_gui.jobs.Job`, found by reading the module's source), every relative
-link and image (and its `#anchor` when it names a Markdown heading). No document cites a file that lives
+backticks (`core/scoring/answers.py`, `tests/gui/`), every dotted name in backticks under our packages
+(`core.scoring.answers.parse_answer`, `traceeval_gui.state.jobs.Job`, found by reading the module's source),
+every relative link and image (and its `#anchor` when it names a Markdown heading). No document cites a file that lives
 outside the repository, and the README lists every document in docs/.
 """
 from __future__ import annotations
@@ -171,9 +171,10 @@ def test_each_rule_section_of_the_benchmark_names_the_tests_that_check_it():
 
 def test_the_checks_catch_what_they_look_for():
     """The helpers on known names, so a pattern that silently matches nothing is noticed."""
-    assert resolves("core.answers.parse_answer") and resolves("core.overlay.OverlayEdge.kind")
+    assert resolves("core.scoring.answers.parse_answer") and resolves("core.report.overlay.OverlayEdge.kind")
     assert resolves("core.symbols.extract_symbols") and resolves("core.errors")
-    assert not resolves("core.answers.no_such_function") and not resolves("core.overlay.OverlayEdge.nothing")
+    assert not resolves("core.scoring.answers.no_such_function")
+    assert not resolves("core.report.overlay.OverlayEdge.nothing")
     assert expand_braces("core/symbols/{python,java}.py") == ["core/symbols/python.py", "core/symbols/java.py"]
     assert slug("Metric (paper parity)") == "metric-paper-parity" and slug("A spot-check audit") == "a-spot-check-audit"
     spans = code_spans(ROOT / "docs" / "architecture.md")

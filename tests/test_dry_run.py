@@ -1,16 +1,16 @@
 """The dry run of a model run: the prompts it would send, their tokens, the output estimate and its
-basis, and the cost with prices (core.dry_run, shared by `traceeval predict --dry-run` and the window)."""
+basis, and the cost with prices (core.llm.dry_run, shared by `traceeval predict --dry-run` and the window)."""
 import dataclasses
 import math
 
 import pytest
 
-from core.dry_run import ASSUMED_TOKENS_PER_QUESTION, dry_run
-from core.endpoints import RunSettings
-from core.indexing import open_dataset
-from core.llm_runner import pending_keys
-from core.prices import Price, PriceTable
-from core.prompts import approximate_tokens, build_prompt
+from core.dataset.indexing import open_dataset
+from core.llm.dry_run import ASSUMED_TOKENS_PER_QUESTION, dry_run
+from core.llm.endpoints import RunSettings
+from core.llm.prices import Price, PriceTable
+from core.llm.prompts import approximate_tokens, build_prompt
+from core.llm.runner import pending_keys
 from resources import DEMO_DATASET
 
 SETTINGS = RunSettings("http://127.0.0.1:9/v1", "new-model")

@@ -6,8 +6,9 @@ import stat
 
 import pytest
 
-from core.answer_cache import AnswerCache, CachedAnswer, cache_key, default_cache_path
-from core.endpoints import (
+from core.errors import EndpointError, UsageError
+from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key, default_cache_path
+from core.llm.endpoints import (
     RunSettings,
     credentials_path,
     forget_api_key,
@@ -16,8 +17,7 @@ from core.endpoints import (
     resolve_api_key,
     save_api_key,
 )
-from core.errors import EndpointError, UsageError
-from core.prices import PriceTable
+from core.llm.prices import PriceTable
 
 URL = "http://127.0.0.1:8000/v1"
 

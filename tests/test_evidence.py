@@ -5,13 +5,13 @@ from html.parser import HTMLParser
 
 import pytest
 
+from core.dataset.indexing import open_dataset
 from core.errors import UsageError
-from core.evidence import build_evidence, load_instance
-from core.indexing import open_dataset
-from core.metrics import instance_scores
-from core.normalise import MODES
-from core.overlay import classify_edges
-from core.scoring import instance_diff
+from core.report.evidence import build_evidence, load_instance
+from core.report.overlay import classify_edges
+from core.scoring.metrics import instance_scores
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_diff
 from resources import DEMO_DATASET
 from tracers import trace_instance
 

@@ -6,7 +6,9 @@ import xml.etree.ElementTree as ET
 import networkx as nx
 import pytest
 
-from core.graph_export import (
+from core.dataset.indexing import open_dataset
+from core.records import CallGraph, Instance, Prediction
+from core.report.graph_export import (
     NODE_W,
     SVG_DASHES,
     UNPLACED_LABEL,
@@ -19,11 +21,9 @@ from core.graph_export import (
     to_json,
     to_svg,
 )
-from core.indexing import open_dataset
-from core.model import CallGraph, Instance, Prediction
-from core.normalise import MODES
-from core.overlay import build_overlay
-from core.palette import EDGE_STYLES, FILE_COLOURS, UNPLACED_COLOUR
+from core.report.overlay import build_overlay
+from core.report.palette import EDGE_STYLES, FILE_COLOURS, UNPLACED_COLOUR
+from core.scoring.normalise import MODES
 from core.symbols import extract_symbols
 from core.traces import EdgeEvidence, TraceRun
 from resources import DEMO_DATASET

@@ -1,9 +1,9 @@
 """The neighbourhood a big program opens on: real nodes near the selection, the rest folded by file."""
-from core.overlay import classify_edges
-from core.view_modes import view_mode
+from core.report.overlay import classify_edges
+from core.report.view_modes import view_mode
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
-from traceeval_gui.models.graph_focus import CALLEES, CALLERS, default_centre, focus_graph, fold_classes, fold_name
-from traceeval_gui.models.graph_scene import hop_nodes
+from traceeval_gui.item_models.graph_focus import CALLEES, CALLERS, default_centre, focus_graph, fold_classes, fold_name
+from traceeval_gui.item_models.graph_scene import hop_nodes
 
 EDGES = [("main", "a.run"), ("a.run", "b.step"), ("b.step", "c.leaf"), ("c.leaf", "c.deeper"),
          ("x.caller", "a.run"), ("y.other", "x.caller"), ("a.run", "lib.call")]

@@ -1,7 +1,7 @@
 """Label placement: no label over another or over a node; the selection first, then its neighbours."""
 import numpy as np
 
-from traceeval_gui.models.graph_scene import label_order, place_labels
+from traceeval_gui.item_models.graph_scene import label_order, place_labels
 
 
 def _boxes(anchors, widths, height, radius, kept, below):

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from core.graph_labels import distinct_labels, short_name
+from core.report.graph_labels import distinct_labels, short_name
 from resources import DEMO_DATASET
 
 

@@ -7,13 +7,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from core import graph_layout
-from core.graph_export import picture_for
-from core.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout, count_crossings, layered_layout
-from core.indexing import open_dataset
-from core.normalise import MODES
-from core.overlay import build_overlay
-from core.view_modes import view_mode
+from core.dataset.indexing import open_dataset
+from core.report import graph_layout
+from core.report.graph_export import picture_for
+from core.report.graph_layout import LAYER_GAP, NODE_GAP, GraphLayout, count_crossings, layered_layout
+from core.report.overlay import build_overlay
+from core.report.view_modes import view_mode
+from core.scoring.normalise import MODES
 from resources import DEMO_DATASET
 
 

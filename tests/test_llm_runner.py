@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from core.answer_cache import AnswerCache
-from core.endpoints import RunSettings
-from core.indexing import open_dataset
-from core.llm_runner import CUT_OFF_PROBLEM, pending_keys, run_model
-from core.normalise import MODES
-from core.prices import PriceTable
-from core.prompts import build_prompt
-from core.scoring import Selection, instance_counts, score_table, scoring_key
+from core.dataset.indexing import open_dataset
+from core.llm.answer_cache import AnswerCache
+from core.llm.endpoints import RunSettings
+from core.llm.prices import PriceTable
+from core.llm.prompts import build_prompt
+from core.llm.runner import CUT_OFF_PROBLEM, pending_keys, run_model
+from core.scoring.normalise import MODES
+from core.scoring.scores import Selection, instance_counts, score_table, scoring_key
 from resources import DEMO_DATASET
 from tests.llm_server import FakeChatServer, answer_text, empty, hang, ok, raw, status, truncated, truth_answers
 from tests.llm_server import request_prompt_hash as server_hash

@@ -1,4 +1,4 @@
-from core.model import CallGraph, repo_of
+from core.records import CallGraph, repo_of
 
 
 def test_dict_round_trip_keeps_key_and_callee_order():

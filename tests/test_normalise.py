@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core import normalise_paper_names
-from core.normalise import MODES, normalise_edges, normalise_name, parse_modes
-from core.rules import PAPER, RULE_SETS, STUDIO
+from core.scoring import normalise_paper_names
+from core.scoring.normalise import MODES, normalise_edges, normalise_name, parse_modes
+from core.scoring.rules import PAPER, RULE_SETS, STUDIO
 
 PARITY = Path(__file__).parent / "parity"
 VECTORS = json.loads((PARITY / "normalise.json").read_text(encoding="utf-8"))["vectors"]
@@ -123,7 +123,7 @@ def test_bad_language_mode_or_rule_set_is_rejected():
 
 
 def test_core_normalise_imports_no_gui_or_tracers():
-    code = ("import sys, core.normalise\n"
+    code = ("import sys, core.scoring.normalise\n"
             "print([m for m in sys.modules if m.split('.')[0] in "
             "('PySide6', 'pyqtgraph', 'tracers', 'traceeval_gui')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

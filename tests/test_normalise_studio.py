@@ -9,9 +9,9 @@ from functools import partial
 
 import pytest
 
-from core import normalise_studio_names
-from core.normalise import MODES, normalise_edges, normalise_name
-from core.rules import STUDIO
+from core.scoring import normalise_studio_names
+from core.scoring.normalise import MODES, normalise_edges, normalise_name
+from core.scoring.rules import STUDIO
 
 normalise_name = partial(normalise_name, rules=STUDIO)
 normalise_edges = partial(normalise_edges, rules=STUDIO)

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from core.graph_export import DOT_STYLES, SVG_DASHES
-from core.palette import CVD_MIN_DELTA_E, EDGE_STYLES
-from core.view_modes import VIEW_MODE_TABLE
+from core.report.graph_export import DOT_STYLES, SVG_DASHES
+from core.report.palette import CVD_MIN_DELTA_E, EDGE_STYLES
+from core.report.view_modes import VIEW_MODE_TABLE
 
 # Machado, Oliveira & Fernandes (2009), "A physiologically-based model for simulation of color vision
 # deficiency", severity 1.0; applied to linear RGB.

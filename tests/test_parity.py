@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
+from core.dataset.indexing import open_dataset
 from core.errors import ReleaseError
-from core.indexing import open_dataset
-from core.parity import check_parity
-from core.scoring import Selection
+from core.release.parity import check_parity
+from core.scoring.scores import Selection
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.cli_run import run
@@ -95,7 +95,7 @@ def test_the_demo_agrees_cell_by_cell_with_the_release(tmp_path):
     checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
     ws, _ = open_dataset(checkout / "data", tmp_path / "ws.sqlite")
     with ws:
-        from core.importing import import_results
+        from core.results.importing import import_results
         import_results(ws, [DEMO_DATASET / "results"])
         report = check_parity(ws, checkout / "scripts" / "run_llm.py", Selection(), prompts_per_language=10)
     assert report.agrees, [c for c in report.cells if c.differs]

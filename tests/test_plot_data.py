@@ -3,12 +3,12 @@ every scored program once, and per-language bars equal to the paper table (micro
 import numpy as np
 import pytest
 
-from core.indexing import open_dataset
-from core.metrics import Counts, Scores, instance_scores, macro_average, micro_scores, sum_counts
-from core.normalise import MODES
-from core.plot_data import f1_histogram, language_bars, model_points, plot_data, program_scores, select_rows
-from core.scoring import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
-from core.workspace import InstanceRow, ModelRow
+from core.dataset.indexing import open_dataset
+from core.dataset.workspace import InstanceRow, ModelRow
+from core.scoring.metrics import Counts, Scores, instance_scores, macro_average, micro_scores, sum_counts
+from core.scoring.normalise import MODES
+from core.scoring.plot_data import f1_histogram, language_bars, model_points, plot_data, program_scores, select_rows
+from core.scoring.scores import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
 from resources import DEMO_DATASET
 
 # Hand-made counts covering the per-instance rule's edge cases.

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.prompts import build_prompt
+from core.dataset.indexing import open_dataset
+from core.llm.prompts import build_prompt
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers
@@ -161,7 +161,7 @@ def test_ctrl_c_keeps_finished_answers_and_the_rerun_resumes(demo, tmp_path):
         return hang(0.3, right(request, attempt))
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "traceeval_gui.cli", "predict", "--workspace", str(path), "--model", "m",
+    command = [sys.executable, "-m", "traceeval_gui.cli.main", "predict", "--workspace", str(path), "--model", "m",
                "--split", "all", "--jobs", "1", "--no-results-files"]
     with FakeChatServer(slow) as server:
         process = subprocess.Popen(command + ["--base-url", server.base_url], env=env, cwd=tmp_path,

@@ -1,12 +1,12 @@
-"""One program as every view and export sees it (`core.program_view`), on the demo dataset."""
+"""One program as every view and export sees it (`core.report.program_view`), on the demo dataset."""
 import pytest
 
-from core.evidence import LoadedInstance, load_instance
-from core.indexing import open_dataset
-from core.program_view import ProgramView, parse_program
+from core.dataset.indexing import open_dataset
+from core.report.evidence import LoadedInstance, load_instance
+from core.report.program_view import ProgramView, parse_program
 from core.symbols import call_site_lines
 from resources import DEMO_DATASET
-from traceeval_gui.models.instance_detail import InstanceDetail, InstanceDetailLoader
+from traceeval_gui.item_models.instance_detail import InstanceDetail, InstanceDetailLoader
 
 KNOWN = "python/calcpad_0001"
 A, B = "illustrative-strong", "illustrative-weak"

@@ -7,13 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from core.answers import parse_answer
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from core.errors import DatasetError
-from core.prompt_examples import EXAMPLES
-from core.prompt_wording import STUDIO_INSTRUCTIONS, STUDIO_LABEL, STUDIO_WORDING
-from core.prompts import build_prompt, java_class, paper_code_section, paper_program_files, paper_questions, prompt_hash
-from core.rules import STUDIO
+from core.llm.prompt_examples import EXAMPLES
+from core.llm.prompt_wording import STUDIO_INSTRUCTIONS, STUDIO_LABEL, STUDIO_WORDING
+from core.llm.prompts import (
+    build_prompt,
+    java_class,
+    paper_code_section,
+    paper_program_files,
+    paper_questions,
+    prompt_hash,
+)
+from core.scoring.answers import parse_answer
+from core.scoring.rules import STUDIO
 from resources import DEMO_DATASET
 from tests.builders import write_program
 

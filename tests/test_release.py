@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from core.errors import ReleaseError
-from core.prompt_wording import STUDIO_WORDING
-from core.prompts import build_prompt
-from core.release import RELEASE_ENV, find_release_script, prompt_wording, read_release_wording
-from core.release_archive import dataset_folder, extract_corpus
+from core.llm.prompt_wording import STUDIO_WORDING
+from core.llm.prompts import build_prompt
+from core.release.archive import dataset_folder, extract_corpus
+from core.release.checkout import RELEASE_ENV, find_release_script, prompt_wording, read_release_wording
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.cli_run import run

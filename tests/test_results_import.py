@@ -2,9 +2,9 @@ import json
 
 import pytest
 
+from core.dataset.indexing import open_dataset
 from core.errors import ResultsError
-from core.importing import import_results
-from core.indexing import open_dataset
+from core.results.importing import import_results
 from tests.builders import released_dataset
 
 RAW = "Sure! Here are the calls:\n1. main.run\n2. none\n3.\n5. main.helper, main.Shape.area\n"

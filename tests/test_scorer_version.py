@@ -5,7 +5,7 @@ on fixed inputs, stored with the version they were made under.
 """
 import json
 
-from core.scoring import SCORER_VERSION, scoring_key
+from core.scoring.scores import SCORER_VERSION, scoring_key
 from tests.scorer_golden import GOLDEN, REGENERATE, golden_figures
 
 STORED = json.loads(GOLDEN.read_text(encoding="utf-8"))
@@ -22,7 +22,7 @@ def test_scoring_output_is_unchanged_for_this_scorer_version():
     changed = sorted(part for part in current if current[part] != STORED[part])
     assert not changed, (
         f"scoring output changed ({', '.join(changed)}) under the same SCORER_VERSION {SCORER_VERSION!r}: cached "
-        f"scores would be served stale. Bump SCORER_VERSION in core/scoring.py, then run `{REGENERATE}`")
+        f"scores would be served stale. Bump SCORER_VERSION in core/scoring/scores.py, then run `{REGENERATE}`")
 
 
 def test_the_golden_figures_cover_every_rule_set_and_mode_combination_on_every_language():

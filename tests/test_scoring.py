@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from core.importing import import_results
-from core.indexing import open_dataset
-from core.scoring import Selection, instance_diff, score_table
-from core.tables import render_table, table_to_dict
+from core.dataset.indexing import open_dataset
+from core.results.importing import import_results
+from core.scoring.scores import Selection, instance_diff, score_table
+from core.scoring.tables import render_table, table_to_dict
 from tests.builders import released_dataset
 
 PREDICTIONS = [
@@ -141,8 +141,8 @@ def test_json_table_round_trip(scored):
 
 def test_a_few_programs_are_scored_from_their_own_answers(scored):
     """A model run's batch reads only its answers; counts and mappings match a full read."""
-    from core.normalise import MODES
-    from core.scoring import instance_counts
+    from core.scoring.normalise import MODES
+    from core.scoring.scores import instance_counts
 
     everything = scored.prediction_mappings("model-a")
     some = sorted(everything)[:2]

@@ -1,5 +1,5 @@
 """Python symbol extraction: names, kinds and spans as docs/benchmark.md names them."""
-from core.model import Node
+from core.records import Node
 from core.symbols import call_site_lines, extract_symbols
 from tests.symbols_cases.programs import PYTHON
 

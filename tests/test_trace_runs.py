@@ -1,8 +1,8 @@
 """TraceRun as plain data: JSON round trip, combining repeated runs, keeping runs in the workspace."""
 from core import traces
-from core.model import Node
+from core.dataset.workspace import Workspace
+from core.records import Node
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame, combine_runs
-from core.workspace import Workspace
 
 
 def make_run(edges, status=traces.OK, started="2026-11-21T10:00:00+00:00", key="python/demo_0001"):

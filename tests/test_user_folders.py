@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from core.dataset.workspace import default_workspace_path
 from core.user_folders import cache_dir, config_dir, data_dir, workspace_dir
-from core.workspace import default_workspace_path
 
 FOLDER_VARIABLES = ("TRACEEVAL_CACHE_DIR", "TRACEEVAL_CONFIG_DIR", "TRACEEVAL_WORKSPACE_DIR", "XDG_CACHE_HOME",
                     "XDG_CONFIG_HOME", "XDG_DATA_HOME")

@@ -20,7 +20,7 @@ from resources import DEMO_DATASET
 from tests.harness_server import harness_responder, prompt_target
 from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
 from tests.release_standin import write_release
-from traceeval_gui.cli import main as traceeval
+from traceeval_gui.cli.main import main as traceeval
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "user-guide.md"

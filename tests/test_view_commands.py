@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from core.indexing import open_dataset
-from core.normalise import MODES
-from core.overlay import COMPARE_CLASSES, build_overlay, rank_differences
-from core.palette import EDGE_STYLES
-from core.scoring import instance_counts
+from core.dataset.indexing import open_dataset
+from core.report.overlay import COMPARE_CLASSES, build_overlay, rank_differences
+from core.report.palette import EDGE_STYLES
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_counts
 from resources import DEMO_DATASET
 from tests.cli_run import run
 

@@ -1,8 +1,8 @@
 """The one table of view modes and the one rule for the mode really drawn."""
 import pytest
 
-from core.palette import EDGE_STYLES
-from core.view_modes import CORRECT_CLASSES, TRUTH, VIEW_MODE_TABLE, VIEW_MODES, effective_mode, view_mode
+from core.report.palette import EDGE_STYLES
+from core.report.view_modes import CORRECT_CLASSES, TRUTH, VIEW_MODE_TABLE, VIEW_MODES, effective_mode, view_mode
 
 ANSWERED = {"a", "b"}
 

@@ -6,10 +6,10 @@ import time
 import pytest
 from sqlite_utils import Database
 
+from core.dataset.indexing import open_dataset, refresh_index
+from core.dataset.workspace import Workspace
+from core.dataset.workspace_schema import MIGRATIONS, latest_version
 from core.errors import WorkspaceError
-from core.indexing import open_dataset, refresh_index
-from core.workspace import Workspace
-from core.workspace_schema import MIGRATIONS, latest_version
 from tests.builders import PY_GRAPH, PY_MAIN, newer_workspace, released_dataset, write_program
 
 

@@ -8,15 +8,15 @@ import sqlite3
 import pytest
 from sqlite_utils import Database
 
-from core.agreement import agreement
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.audits import Audit, AuditItem, disagreements, sample_fingerprint
+from core.audit.agreement import agreement
+from core.audit.audits import Audit, AuditItem, disagreements, sample_fingerprint
+from core.audit.merge import merge_workspace
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
+from core.dataset.workspace import Workspace
+from core.dataset.workspace_schema import MIGRATIONS
 from core.errors import WorkspaceError
-from core.indexing import open_dataset
-from core.workspace import Workspace
-from core.workspace_merge import merge_workspace
-from core.workspace_schema import MIGRATIONS
 from resources import DEMO_DATASET
 from tests.builders import newer_workspace
 
@@ -261,7 +261,7 @@ def test_a_failure_mid_merge_leaves_the_target_unchanged(a, b, monkeypatch):
     def crash(*args, **kwargs):
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr("core.workspace_merge.refresh_baseline_predictions", crash)
+    monkeypatch.setattr("core.audit.merge.refresh_baseline_predictions", crash)
     with pytest.raises(RuntimeError):
         merge_workspace(a, b.path)
     assert dump(a) == before

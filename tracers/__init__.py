@@ -13,7 +13,7 @@ import traceback
 
 from core import traces
 from core.errors import TracerError
-from core.model import LANGUAGES, Instance
+from core.records import LANGUAGES, Instance
 from core.traces import TraceRun, combine_runs
 from tracers.base import ToolchainStatus, TraceOptions, Tracer
 from tracers.sandbox import Limits
@@ -48,7 +48,7 @@ def trace_runs(instance: Instance, options: TraceOptions | None = None, runs: in
 
 
 def trace_for_build(instance: Instance, runs: int, wall_s: float) -> list[TraceRun]:
-    """What the instance builder injects into `core.build` (which cannot import tracers): `runs`
+    """What the instance builder injects into `core.instances` (which cannot import tracers): `runs`
     separate runs under the default limits with a wall-clock limit of `wall_s` seconds each."""
     limits = Limits(wall_s=wall_s, cpu_s=max(10, math.ceil(wall_s * 4)))
     return trace_runs(instance, TraceOptions(limits=limits), runs)

@@ -5,7 +5,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.model import Instance
+from core.records import Instance
 from core.traces import TraceRun
 from tracers.sandbox import Limits
 

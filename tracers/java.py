@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from core import traces
-from core.entry_points import java_main_class
+from core.dataset.entry_points import java_main_class
 from core.errors import TracerError
-from core.model import Instance
+from core.records import Instance
 from core.symbols import extract_symbols
 from core.traces import TraceRun
 from tracers import java_toolchain

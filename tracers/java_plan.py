@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.model import Node
+from core.records import Node
 from tracers.java_compiler import CompiledClass, CompiledMethod
 
 ACC_SYNTHETIC, ACC_BRIDGE, ACC_ABSTRACT, ACC_NATIVE = 0x1000, 0x0040, 0x0400, 0x0100

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from core import traces
-from core.model import SOURCE_SUFFIXES, Instance
+from core.records import SOURCE_SUFFIXES, Instance
 from core.symbols import SymbolTable, extract_symbols
 from core.symbols.parsing import Source, first_error_line
 from core.traces import TraceRun

@@ -39,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from core import traces
-from core.model import Instance
+from core.records import Instance
 from core.symbols import extract_symbols
 from core.traces import TraceRun
 from tracers import tracelog

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.model import Node
+from core.records import Node
 from core.symbols import SymbolTable
 
 Point = tuple[int, int]

@@ -13,7 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from time import monotonic
 
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
 from tracers import trace_instance
 from tracers.base import TraceOptions
 

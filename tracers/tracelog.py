@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core import traces
-from core.model import Node
+from core.records import Node
 from core.safe_files import read_bytes, why_unreadable
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame
 from tracers.sandbox import Limits, SandboxResult

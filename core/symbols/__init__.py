@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.model import LANGUAGES, SOURCE_SUFFIXES
+from core.records import LANGUAGES, SOURCE_SUFFIXES
 from core.symbols import java, javascript, python
 from core.symbols.calls import call_site_lines
 from core.symbols.parsing import Source

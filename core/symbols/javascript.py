@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from core.model import SOURCE_SUFFIXES
+from core.records import SOURCE_SUFFIXES
 from core.symbols.parsing import Source, TsNode, named, walk
 from core.symbols.scan import Collector, FileScan
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import tree_sitter as ts
 
-from core.model import Node
+from core.records import Node
 
 T = TypeVar("T")
 TsNode = ts.Node

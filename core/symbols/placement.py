@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from core.model import Node
+from core.records import Node
 
 UNNUMBERED = {"<lambda>": "<lambda1>", "<arrow>": "<arrow1>", "<anonymous>": "<anonymous1>"}
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.model import Node
+from core.records import Node
 from core.symbols.parsing import Source, TsNode
 
 

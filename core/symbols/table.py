@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from core.model import Node
+from core.records import Node
 from core.symbols.placement import DottedPlacer, JavaPlacer
 
 

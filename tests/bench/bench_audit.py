@@ -47,18 +47,18 @@ from tests.bench.common import private_user_folders  # noqa: E402
 
 _SANDBOX = private_user_folders("audit")  # before anything reads the folders' variables
 
-from core import audit_sampling  # noqa: E402
-from core.audit_export import render_report  # noqa: E402
-from core.audit_reports import audit_report, audit_selection  # noqa: E402
-from core.audit_sampling import create_audit, population_edges, stratified_sample  # noqa: E402
-from core.audit_store import AuditStore  # noqa: E402
-from core.audits import STRATA, sample_fingerprint  # noqa: E402
-from core.importing import import_results  # noqa: E402
-from core.indexing import open_dataset  # noqa: E402
-from core.scoring import score_table  # noqa: E402
-from core.stats import sample_size_for_margin  # noqa: E402
+from core.audit import sampling as audit_sampling  # noqa: E402
+from core.audit.audits import STRATA, sample_fingerprint  # noqa: E402
+from core.audit.export import render_report  # noqa: E402
+from core.audit.merge import merge_workspace  # noqa: E402
+from core.audit.reports import audit_report, audit_selection  # noqa: E402
+from core.audit.sampling import create_audit, population_edges, stratified_sample  # noqa: E402
+from core.audit.store import AuditStore  # noqa: E402
+from core.dataset.indexing import open_dataset  # noqa: E402
+from core.results.importing import import_results  # noqa: E402
+from core.scoring.scores import score_table  # noqa: E402
+from core.scoring.stats import sample_size_for_margin  # noqa: E402
 from core.verdicts import LABELS, REAL_CALL, now_precise  # noqa: E402
-from core.workspace_merge import merge_workspace  # noqa: E402
 from tests.bench.synthetic import generate, split_ids  # noqa: E402
 
 SHARED_SPLITS = ROOT.parent / "shared" / "traceeval_split"

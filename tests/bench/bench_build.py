@@ -26,10 +26,10 @@ from tests.bench.common import private_user_folders, timed  # noqa: E402
 
 _sandbox = private_user_folders("build")
 
-from core.build.candidates import find_candidates  # noqa: E402
-from core.build.model import Attempt, Harness, RepoInfo, RepoResult  # noqa: E402
-from core.build.output import FinalOptions, finalize_language, prepare_output, save_repo_result  # noqa: E402
-from core.datasets import load_dataset  # noqa: E402
+from core.dataset.layout import load_dataset  # noqa: E402
+from core.instances.candidates import find_candidates  # noqa: E402
+from core.instances.output import FinalOptions, finalize_language, prepare_output, save_repo_result  # noqa: E402
+from core.instances.records import Attempt, Harness, RepoInfo, RepoResult  # noqa: E402
 from core.symbols import extract_symbols  # noqa: E402
 
 

@@ -21,13 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core import normalise, normalise_paper  # noqa: E402
-from core.importing import import_results  # noqa: E402
-from core.indexing import open_dataset  # noqa: E402
-from core.metrics import Counts, macro_average, micro_scores  # noqa: E402
-from core.normalise import MODES  # noqa: E402
-from core.parity import check_parity  # noqa: E402
-from core.scoring import Selection, score_table  # noqa: E402
+from core.dataset.indexing import open_dataset  # noqa: E402
+from core.release.parity import check_parity  # noqa: E402
+from core.results.importing import import_results  # noqa: E402
+from core.scoring import normalise, normalise_paper  # noqa: E402
+from core.scoring.metrics import Counts, macro_average, micro_scores  # noqa: E402
+from core.scoring.normalise import MODES  # noqa: E402
+from core.scoring.scores import Selection, score_table  # noqa: E402
 from tests.bench.common import timed  # noqa: E402
 from tests.bench.synthetic import corrupt, generate, split_ids  # noqa: E402
 from tests.release_standin import write_release  # noqa: E402

@@ -1,7 +1,7 @@
 """The dry run of a model run at TraceEval scale. Run: python tests/bench/bench_dry_run.py [--scale 1.0]
 
 Prints, on a synthetic dataset the size of the paper's (10,583 programs, generated first): the time of
-`core.dry_run.dry_run` over every program (it builds every prompt: the Run Model dialog's estimate for
+`core.llm.dry_run.dry_run` over every program (it builds every prompt: the Run Model dialog's estimate for
 "all programs", computed on a pool thread) and over the test split, with the figures it found. The
 dialog never waits for it: it shows "Estimating…" and the estimate when it arrives.
 """
@@ -19,10 +19,10 @@ from tests.bench.common import private_user_folders, timed  # noqa: E402
 
 _SANDBOX = private_user_folders("dry-run")  # before anything reads the folders' variables
 
-from core.dry_run import dry_run  # noqa: E402
-from core.endpoints import RunSettings  # noqa: E402
-from core.indexing import open_dataset  # noqa: E402
-from core.llm_runner import pending_keys  # noqa: E402
+from core.dataset.indexing import open_dataset  # noqa: E402
+from core.llm.dry_run import dry_run  # noqa: E402
+from core.llm.endpoints import RunSettings  # noqa: E402
+from core.llm.runner import pending_keys  # noqa: E402
 from tests.bench.synthetic import generate, split_ids  # noqa: E402
 
 SETTINGS = RunSettings("http://127.0.0.1:9/v1", "new-model")

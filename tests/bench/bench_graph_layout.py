@@ -21,10 +21,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.graph_export import picture_for, to_svg  # noqa: E402
-from core.graph_layout import GraphLayout, layered_layout  # noqa: E402
-from core.model import CallGraph, Instance, Prediction  # noqa: E402
-from core.overlay import build_overlay  # noqa: E402
+from core.records import CallGraph, Instance, Prediction  # noqa: E402
+from core.report.graph_export import picture_for, to_svg  # noqa: E402
+from core.report.graph_layout import GraphLayout, layered_layout  # noqa: E402
+from core.report.overlay import build_overlay  # noqa: E402
 
 
 def random_call_graph(n: int, m: int, seed: int) -> tuple[list[str], list[tuple[str, str]], dict[str, str]]:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.overlay import InstanceOverlay, OverlayEdge  # noqa: E402
+from core.report.overlay import InstanceOverlay, OverlayEdge  # noqa: E402
 from core.traces import TraceRun  # noqa: E402
 
 MODELS = ("synthetic-strong", "synthetic-weak")
@@ -79,9 +79,9 @@ def main() -> None:
     # isort: split
     import pyqtgraph as pg
 
-    from core.graph_layout import layered_layout
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.graph_view import GraphPanel
+    from core.report.graph_layout import layered_layout
+    from traceeval_gui.graph.graph_view import GraphPanel
+    from traceeval_gui.state.app_state import AppState
 
     app = QApplication.instance() or QApplication([])
 

@@ -27,8 +27,8 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 COLD_WINDOW = """
 import os, sys, time
 from PySide6.QtWidgets import QApplication
-from traceeval_gui.app_state import AppState
-from traceeval_gui.views.main_window import MainWindow
+from traceeval_gui.state.app_state import AppState
+from traceeval_gui.workbench.main_window import MainWindow
 app = QApplication([])
 state = AppState()
 window = MainWindow(state, settings=None, interactive=False)
@@ -95,8 +95,8 @@ def main() -> None:
 
         ids = {"test": {"python": [f"big_{i:04d}" for i in range(1, 13)]}, "train": {}}
         generate(tmp / "big", ids, models=2, min_nodes=300, max_nodes=300)
-        from traceeval_gui.app_state import AppState
-        from traceeval_gui.views.main_window import MainWindow
+        from traceeval_gui.state.app_state import AppState
+        from traceeval_gui.workbench.main_window import MainWindow
 
         app = QApplication.instance() or QApplication([])
         state = AppState()

@@ -32,15 +32,15 @@ _SANDBOX = private_user_folders("predict")  # before anything reads the folders'
 
 import openai  # noqa: E402
 
-from core.chat import NO_PLACEHOLDER_KEY  # noqa: E402
-from core.endpoints import RunSettings  # noqa: E402
-from core.indexing import open_dataset  # noqa: E402
-from core.llm_runner import run_model  # noqa: E402
-from core.metrics import micro_scores, sum_counts  # noqa: E402
-from core.model import LANGUAGES  # noqa: E402
-from core.normalise import MODES  # noqa: E402
-from core.prompts import build_prompt  # noqa: E402
-from core.scoring import scoring_key  # noqa: E402
+from core.dataset.indexing import open_dataset  # noqa: E402
+from core.llm.chat import NO_PLACEHOLDER_KEY  # noqa: E402
+from core.llm.endpoints import RunSettings  # noqa: E402
+from core.llm.prompts import build_prompt  # noqa: E402
+from core.llm.runner import run_model  # noqa: E402
+from core.records import LANGUAGES  # noqa: E402
+from core.scoring.metrics import micro_scores, sum_counts  # noqa: E402
+from core.scoring.normalise import MODES  # noqa: E402
+from core.scoring.scores import scoring_key  # noqa: E402
 from tests.bench.synthetic import generate, split_ids  # noqa: E402
 from tests.llm_server import FakeChatServer, answer_text, truth_answers  # noqa: E402
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.datasets import load_program  # noqa: E402
+from core.dataset.layout import load_program  # noqa: E402
 from tracers.python import PythonTracer, c_backend_available  # noqa: E402
 
 PROGRAM = '''\

@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.indexing import open_dataset  # noqa: E402
-from core.model import LANGUAGES  # noqa: E402
+from core.dataset.indexing import open_dataset  # noqa: E402
+from core.records import LANGUAGES  # noqa: E402
 from tracers.retrace import retrace  # noqa: E402
 
 TARGETS = {"python": 15.0, "javascript": 8.0, "java": 3.0}

@@ -230,11 +230,11 @@ def prepare(work: Path, scale: float) -> Path:
 def measure(root: Path, work: Path, run_programs: int, why: bool) -> list[PhaseFigures]:
     from PySide6.QtWidgets import QApplication
 
-    from core.endpoints import RunSettings
+    from core.llm.endpoints import RunSettings
     from tests.llm_server import FakeChatServer, ok
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
-    from traceeval_gui.views.run_model_dialog import ModelRunRequest
+    from traceeval_gui.runs.run_model_dialog import ModelRunRequest
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     state = AppState()

@@ -11,7 +11,7 @@ import json
 import random
 from pathlib import Path
 
-from core.model import LANGUAGES
+from core.records import LANGUAGES
 
 PAPER_COUNTS = {"python": (769, 3051), "javascript": (649, 2577), "java": (711, 2826)}
 

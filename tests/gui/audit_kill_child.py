@@ -15,8 +15,8 @@ KEYS = (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_4, Qt.Key.Key_C, Qt.Key.Key_W, Qt
 
 
 def main(dataset: str, workspace: str, audit: str, annotator: str) -> None:
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     app = QApplication([sys.argv[0]])
     state = AppState()

@@ -13,7 +13,7 @@ OPEN_TIMEOUT_MS = 20_000
 
 @pytest.fixture
 def state(qtbot):
-    from traceeval_gui.app_state import AppState
+    from traceeval_gui.state.app_state import AppState
 
     state = AppState()
     yield state
@@ -23,7 +23,7 @@ def state(qtbot):
 
 def open_window(qtbot, state, workspace, dataset=DEMO_DATASET, settings=None, size=(1400, 900)):
     """The main window shown with `dataset` open in `workspace` (`size=None`: the size it chooses itself)."""
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     window = MainWindow(state, settings=settings, interactive=False)
     qtbot.addWidget(window)

@@ -4,14 +4,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
 
-from core.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
-from core.model import Prediction
-from core.prompts import build_prompt
+from core.llm.prompts import build_prompt
+from core.records import Prediction
+from core.scoring.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
-from traceeval_gui.jobs import OpenDatasetJob
-from traceeval_gui.views import answer_panel as answer_panel_module
-from traceeval_gui.views.answer_panel import (
+from traceeval_gui.program import answer_panel as answer_panel_module
+from traceeval_gui.program.answer_panel import (
     ANSWER_VIEW,
     NO_DATASET,
     NO_MODEL,
@@ -21,9 +20,10 @@ from traceeval_gui.views.answer_panel import (
     AnswerPanel,
     no_answer_text,
 )
-from traceeval_gui.views.answer_prompt import NO_HASH, OTHER_PROMPT, SAME_PROMPT
-from traceeval_gui.views.answer_questions import NO_ANSWER_LINE, QUESTION_ROLE
-from traceeval_gui.views.answer_text import (
+from traceeval_gui.program.answer_prompt import NO_HASH, OTHER_PROMPT, SAME_PROMPT
+from traceeval_gui.program.answer_questions import NO_ANSWER_LINE, QUESTION_ROLE
+from traceeval_gui.state.jobs import OpenDatasetJob
+from traceeval_gui.widgets.answer_text import (
     DIM_TEXT,
     FOCUS_TINT,
     SHOWN_CHARS,
@@ -242,7 +242,7 @@ def test_a_newly_stored_answer_shows_when_a_run_stores_it(demo, panel):
 
 
 def test_the_answer_tab_is_in_the_window_and_renders(window, state, qtbot):
-    from traceeval_gui.app import TABS
+    from traceeval_gui.app_options import TABS
 
     assert TABS[-1] == "answer"
     by_text = {action.text().replace("&", ""): action for action in window.actions()}

@@ -6,9 +6,9 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.audit_store import AuditStore
+from core.audit.store import AuditStore
 from tests.gui.test_audit_results_window import bob_path, merge, open_results  # noqa: F401 (a fixture)
-from traceeval_gui.views.disagreements_panel import KEYS_HINT
+from traceeval_gui.audit.disagreements_panel import KEYS_HINT
 
 
 def show_disagreements(window, qtbot, bob_path):  # noqa: F811

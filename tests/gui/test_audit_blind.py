@@ -6,7 +6,7 @@ import re
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel
 
-from core.audit_store import AuditStore
+from core.audit.store import AuditStore
 
 MODEL = "illustrative-weak"
 CLASS_WORDS = re.compile(r"\b(TP|FP|FN)\b|found by|missed by|not in the ground truth|false (positive|negative)")

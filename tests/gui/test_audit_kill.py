@@ -5,11 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.indexing import open_dataset
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
+from core.dataset.workspace import Workspace
 from core.verdicts import LABELS
-from core.workspace import Workspace
 from resources import DEMO_DATASET
 
 CHILD = Path(__file__).with_name("audit_kill_child.py")

@@ -5,8 +5,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
 
 
 @pytest.fixture

@@ -9,15 +9,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.agreement import cohen_kappa
-from core.audit_reports import audit_report
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
+from core.audit.agreement import cohen_kappa
+from core.audit.reports import audit_report
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.dataset.indexing import open_dataset
 from core.errors import UsageError
-from core.indexing import open_dataset
 from resources import DEMO_DATASET
-from traceeval_gui.views.audit_results_window import AuditResultsWindow
-from traceeval_gui.views.disagreements_panel import ROW_ROLE
+from traceeval_gui.audit.audit_results_window import AuditResultsWindow
+from traceeval_gui.audit.disagreements_panel import ROW_ROLE
 
 TIMEOUT_MS = 30_000
 AUDIT = {"population": "all", "model": "illustrative-weak", "size": 30, "seed": 3}

@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QLineEdit, QMessageBox
 
-from core.audit_sampling import create_audit
-from core.audit_store import AuditStore
-from core.stats import sample_size_for_margin
+from core.audit.sampling import create_audit
+from core.audit.store import AuditStore
+from core.scoring.stats import sample_size_for_margin
 from core.traces import OK, EdgeEvidence, TraceRun
 
 LABEL_KEYS = [(Qt.Key.Key_1, "correct"), (Qt.Key.Key_2, "wrong"), (Qt.Key.Key_4, "unsure"),
@@ -46,8 +46,8 @@ def test_the_audit_menu_is_there_with_its_keys_and_waits_for_a_dataset(window, q
     assert keys[("Audit", "Audit Results")] == "Ctrl+Shift+R"
     assert all(item.isEnabled() for item in window.audits.actions)
 
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     empty = MainWindow(AppState(), settings=None, interactive=False)
     qtbot.addWidget(empty)
@@ -250,7 +250,7 @@ def test_the_audit_window_renders(window, qtbot, tmp_path):
 
 
 def test_the_new_audit_dialog_reports_errors_inline(window, state, qtbot):
-    from traceeval_gui.views.new_audit_dialog import NewAuditDialog
+    from traceeval_gui.audit.new_audit_dialog import NewAuditDialog
 
     create_audit(state.workspace, "taken", size=5, seed=1)
     dialog = NewAuditDialog(state, "ana", window)
@@ -283,7 +283,7 @@ def create(dialog, qtbot):
 
 
 def _call_sites(evidence, item):
-    from traceeval_gui.models.instance_detail import InstanceDetailLoader
+    from traceeval_gui.item_models.instance_detail import InstanceDetailLoader
 
     detail = InstanceDetailLoader().load(evidence.window().state.workspace, item.instance_key, None)
     if detail.place(item.caller) is None:
@@ -320,8 +320,8 @@ def test_continue_audit_asks_who_you_are_with_the_keyboard(window, state, store,
 
 
 def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qtbot):
-    from traceeval_gui.views.audit_results_window import AuditResultsWindow
-    from traceeval_gui.views.baseline_window import BaselineWindow
+    from traceeval_gui.audit.audit_results_window import AuditResultsWindow
+    from traceeval_gui.audit.baseline_window import BaselineWindow
 
     create_audit(state.workspace, "humans", kind="baseline", size=2, seed=1)
     baseline = window.audits.open_audit("humans", "ana")
@@ -336,8 +336,8 @@ def test_baseline_audits_and_results_open_in_their_own_windows(window, state, qt
 
 
 def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtbot):
-    from core.audit_sampling import create_audit
-    from core.audit_store import AuditStore
+    from core.audit.sampling import create_audit
+    from core.audit.store import AuditStore
 
     state = window.state
     create_audit(state.workspace, "private", size=5, seed=2, blind=False)  # the main window follows it
@@ -385,7 +385,7 @@ def pick_file_when_asked(qtbot, path, seen):
 
 @pytest.mark.parametrize("how", ["menu", "shortcut"])
 def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(window, qtbot, tmp_path, how):
-    from core.indexing import open_dataset
+    from core.dataset.indexing import open_dataset
     from resources import DEMO_DATASET
 
     state = window.state
@@ -420,7 +420,7 @@ def test_merge_workspace_from_the_audit_menu_shows_the_merged_audits_agreement(w
 
 def test_an_audit_window_that_cannot_open_says_why_in_the_window(window, qtbot, monkeypatch):
     """Another process holds the workspace's write lock past the wait: the window says so, no traceback."""
-    from core.workspace_db import connect
+    from core.dataset.workspace_db import connect
 
     state = window.state
     create_audit(state.workspace, "locked", size=5, seed=1)

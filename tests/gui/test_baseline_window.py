@@ -7,11 +7,11 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from core.audit_store import AuditStore
-from core.audits import human_model_name
-from core.scoring import instance_diff
-from traceeval_gui.views.callee_input import NOT_DEFINED
-from traceeval_gui.views.style import EDGE_FOCUS_TINTS, EDGE_TINTS
+from core.audit.audits import human_model_name
+from core.audit.store import AuditStore
+from core.scoring.scores import instance_diff
+from traceeval_gui.theme.style import EDGE_FOCUS_TINTS, EDGE_TINTS
+from traceeval_gui.widgets.callee_input import NOT_DEFINED
 
 AUDIT, ANNOTATOR = "humans", "alice"
 HUMAN = human_model_name(ANNOTATOR)
@@ -20,13 +20,13 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 
 @pytest.fixture
 def audit(window, state):
-    from core.audit_sampling import create_audit
+    from core.audit.sampling import create_audit
 
     return create_audit(state.workspace, AUDIT, kind="baseline", size=2, seed=1)
 
 
 def open_baseline(qtbot, state, parent):
-    from traceeval_gui.views.baseline_window import BaselineWindow
+    from traceeval_gui.audit.baseline_window import BaselineWindow
 
     baseline = BaselineWindow(state, AUDIT, ANNOTATOR, parent)
     baseline.resize(1400, 900)
@@ -220,7 +220,7 @@ def test_the_window_shows_no_truth_and_no_model(qtbot, baseline, state):
 
 def test_an_edge_audit_or_a_bad_name_is_refused(window, state, audit):
     from core.errors import AuditError
-    from traceeval_gui.views.baseline_window import BaselineWindow
+    from traceeval_gui.audit.baseline_window import BaselineWindow
 
     with pytest.raises(ValueError):
         BaselineWindow(state, AUDIT, " alice", window)

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.validation import validate_dataset
+from core.dataset.validation import validate_dataset
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from tests.harness_server import HARNESSES, harness_server, repo
 from tests.llm_server import status
@@ -45,7 +45,7 @@ def canned(target: str) -> str:
 
 @pytest.fixture
 def wizard(qtbot):
-    from traceeval_gui.views.build_wizard import BuildWizard
+    from traceeval_gui.build.build_wizard import BuildWizard
 
     wizard = BuildWizard()
     qtbot.addWidget(wizard)
@@ -73,7 +73,7 @@ def fill_repository_page(wizard, qtbot, folder: Path, out: Path, base_url: str =
 
 
 def find_candidates(wizard, qtbot) -> None:
-    from traceeval_gui.views.build_wizard import CANDIDATES
+    from traceeval_gui.build.build_wizard import CANDIDATES
 
     assert wizard.next_button.text() == "F&ind Candidates"
     wizard.repository_page.out_edit.setFocus()
@@ -82,7 +82,7 @@ def find_candidates(wizard, qtbot) -> None:
 
 
 def open_candidate(wizard, qtbot, target: str) -> None:
-    from traceeval_gui.views.build_wizard import HARNESS
+    from traceeval_gui.build.build_wizard import HARNESS
 
     wizard.select_candidate(target)
     assert wizard.candidates_page.selected().name == target
@@ -93,7 +93,7 @@ def open_candidate(wizard, qtbot, target: str) -> None:
 
 
 def trace(wizard, qtbot):
-    from traceeval_gui.views.build_wizard import TRACE
+    from traceeval_gui.build.build_wizard import TRACE
 
     qtbot.keyClick(wizard, Qt.Key.Key_F5)
     assert wizard.page == TRACE and wizard.busy
@@ -109,7 +109,7 @@ def rows(model) -> list[tuple[str, ...]]:
 # -- the tests -------------------------------------------------------------------------------------
 
 def test_a_candidate_is_asked_traced_and_accepted_then_a_crashing_one_is_rejected(wizard, geomkit, tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import CANDIDATES, RECORDED
+    from traceeval_gui.build.build_wizard import CANDIDATES, RECORDED
 
     out = tmp_path / "built"
     with harness_server() as server:
@@ -194,7 +194,7 @@ def test_a_candidate_is_asked_traced_and_accepted_then_a_crashing_one_is_rejecte
 
 
 def test_without_an_endpoint_a_harness_written_by_hand_is_accepted(wizard, geomkit, tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import RECORDED
+    from traceeval_gui.build.build_wizard import RECORDED
 
     out = tmp_path / "by-hand"
     fill_repository_page(wizard, qtbot, geomkit, out)
@@ -221,7 +221,7 @@ def test_without_an_endpoint_a_harness_written_by_hand_is_accepted(wizard, geomk
 
 
 def test_errors_are_said_on_the_page_not_raised(wizard, tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import REPOSITORY
+    from traceeval_gui.build.build_wizard import REPOSITORY
 
     page = wizard.repository_page
     page.folder_edit.setText(str(tmp_path / "nowhere"))
@@ -269,7 +269,7 @@ def test_model_failures_are_one_line_messages_and_keep_the_editor(wizard, geomki
 
 
 def test_a_hanging_harness_is_cancelled_at_once_and_otherwise_times_out(wizard, geomkit, tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import TRACE
+    from traceeval_gui.build.build_wizard import TRACE
 
     fill_repository_page(wizard, qtbot, geomkit, tmp_path / "out")
     wizard.repository_page.timeout_spin.setValue(1.5)
@@ -293,7 +293,7 @@ def test_a_hanging_harness_is_cancelled_at_once_and_otherwise_times_out(wizard, 
 
 
 def test_the_wizard_renders_every_page(wizard, geomkit, tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import RECORDED
+    from traceeval_gui.build.build_wizard import RECORDED
 
     shots = Path(tmp_path / "shots")
     shots.mkdir()
@@ -329,7 +329,7 @@ def test_the_wizard_renders_every_page(wizard, geomkit, tmp_path, qtbot):
 @pytest.fixture
 def bare_window(qtbot, state):
     """The main window with no dataset open yet."""
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     window = MainWindow(state, settings=None, interactive=False)
     qtbot.addWidget(window)
@@ -340,7 +340,7 @@ def bare_window(qtbot, state):
 
 def test_the_file_menu_opens_the_wizard_once_and_open_in_workbench_selects_the_program(bare_window, state, geomkit,
                                                                                       tmp_path, qtbot):
-    from traceeval_gui.views.build_wizard import RECORDED, BuildWizard
+    from traceeval_gui.build.build_wizard import RECORDED, BuildWizard
 
     window = bare_window
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextDocument
 
-from traceeval_gui.views.code_highlighter import SYNC_LINES, PygmentsHighlighter
+from traceeval_gui.widgets.code_highlighter import SYNC_LINES, PygmentsHighlighter
 
 
 def _python(lines: int, tag: str) -> str:

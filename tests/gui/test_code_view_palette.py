@@ -4,8 +4,8 @@ from pygments.styles import get_style_by_name
 from pygments.token import Keyword
 from PySide6.QtGui import QColor, QImage, QPalette
 
-from traceeval_gui.views.code_highlighter import STYLES
-from traceeval_gui.views.source_file_view import SourceFileView
+from traceeval_gui.program.source_file_view import SourceFileView
+from traceeval_gui.widgets.code_highlighter import STYLES
 
 SOURCE = '"""A module."""\n\n\ndef total(values):\n    # add them up\n    return sum(values) + 1\n' * 3
 DARK = {QPalette.ColorRole.Base: "#1e1f22", QPalette.ColorRole.AlternateBase: "#26282c",
@@ -60,7 +60,7 @@ def _close(a: QColor, b: QColor) -> bool:
 
 
 def test_the_audit_call_site_tint_follows_the_palette(qtbot):
-    from traceeval_gui.views.audit_evidence import CALL_SITE_TINTS, CodeSpanView
+    from traceeval_gui.audit.audit_evidence import CALL_SITE_TINTS, CodeSpanView
 
     view = CodeSpanView()
     qtbot.addWidget(view)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.gui.test_menu_actions import press
-from traceeval_gui.views.command_palette import fuzzy_score
+from traceeval_gui.workbench.command_palette import fuzzy_score
 
 
 def open_palette(window, qtbot):
@@ -32,7 +32,7 @@ def test_arrow_keys_choose_among_matches_and_the_menu_path_matches_too(window, q
     chosen = palette.shown_commands()[palette.results.currentRow()]
     assert palette.results.currentRow() == 1
     qtbot.keyClick(palette.filter_edit, Qt.Key.Key_Return)
-    from core.view_modes import VIEW_MODES, view_mode
+    from core.report.view_modes import VIEW_MODES, view_mode
 
     if chosen.path.endswith("Graph Shows"):
         assert view_mode(window.state.view_mode).title == chosen.name

@@ -6,16 +6,16 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QTest
 
-from core.metrics import Counts
-from core.normalise import MODES
-from core.overlay import COMPARE_CLASSES, ModelDifference, build_overlay, classify_edges, rank_differences
-from core.palette import EDGE_STYLES
-from core.scoring import instance_counts
-from core.workspace import InstanceRow
+from core.dataset.workspace import InstanceRow
+from core.report.overlay import COMPARE_CLASSES, ModelDifference, build_overlay, classify_edges, rank_differences
+from core.report.palette import EDGE_STYLES
+from core.scoring.metrics import Counts
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_counts
 from tests.builders import released_dataset
-from traceeval_gui.jobs import OpenDatasetJob
-from traceeval_gui.models.compare_table import DIFFERENCE_COLUMNS, SCORE_ROLE, SORT_ROLE, DifferenceTableModel
-from traceeval_gui.views.compare_panel import ComparePanel
+from traceeval_gui.item_models.compare_table import DIFFERENCE_COLUMNS, SCORE_ROLE, SORT_ROLE, DifferenceTableModel
+from traceeval_gui.program.compare_panel import ComparePanel
+from traceeval_gui.state.jobs import OpenDatasetJob
 
 KNOWN = "python/calcpad_0001"
 A, B = "illustrative-strong", "illustrative-weak"
@@ -168,8 +168,8 @@ def test_with_one_model_the_panel_says_compare_needs_two(qtbot, state, tmp_path)
     results = tmp_path / "r.jsonl"
     results.write_text(json.dumps({"instance_id": "solo_0001", "language": "python", "model": "only-model",
                                    "raw_response": "1. main.run"}) + "\n")
-    from core.importing import import_results
-    from core.indexing import open_dataset
+    from core.dataset.indexing import open_dataset
+    from core.results.importing import import_results
 
     ws, _ = open_dataset(root, tmp_path / "w.sqlite")
     with ws:

@@ -8,7 +8,7 @@ from tests.gui.test_menu_actions import choose_file, on_next_dialog
 
 
 def test_a_folder_that_is_not_a_dataset_is_refused_and_not_remembered(qtbot, state, tmp_path):
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(state, settings=settings, interactive=False)
@@ -34,7 +34,7 @@ def test_a_folder_that_is_not_a_dataset_is_refused_and_not_remembered(qtbot, sta
 
 
 def test_a_folder_whose_programs_all_fail_says_why(qtbot, state, tmp_path):
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     window = MainWindow(state, settings=None, interactive=False)
     qtbot.addWidget(window)

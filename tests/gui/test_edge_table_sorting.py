@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
-from traceeval_gui.models.edge_table import CALLEE_COLUMN, CALLER_COLUMN
+from traceeval_gui.item_models.edge_table import CALLEE_COLUMN, CALLER_COLUMN
 
 
 def _click_header(qtbot, table, column: int) -> None:

@@ -2,12 +2,12 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from core.overlay import classify_edges
+from core.report.overlay import classify_edges
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
 from tests.gui.test_graph_view import _screen_point
-from traceeval_gui.models.graph_focus import FOCUS_NODES, default_centre
-from traceeval_gui.models.graph_scene import hop_nodes
-from traceeval_gui.views.graph_view import GraphPanel
+from traceeval_gui.graph.graph_view import GraphPanel
+from traceeval_gui.item_models.graph_focus import FOCUS_NODES, default_centre
+from traceeval_gui.item_models.graph_scene import hop_nodes
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from core.view_modes import VIEW_MODES
+from core.report.view_modes import VIEW_MODES
 from tests.gui.test_graph_view import KNOWN, STRONG, WEAK, _screen_point, _show
-from traceeval_gui.views.graph_view import GraphPanel
+from traceeval_gui.graph.graph_view import GraphPanel
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QToolTip
 
 from tests.gui.test_graph_view import _screen_point, _show
-from traceeval_gui.views.graph_view import GraphPanel
+from traceeval_gui.graph.graph_view import GraphPanel
 
 
 @pytest.fixture

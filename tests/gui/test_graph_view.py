@@ -10,13 +10,13 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
-from core.graph_layout import NODE_GAP, layered_layout
-from core.overlay import SHOWN_EDGE_LIMIT, classify_edges
-from core.palette import EDGE_STYLES
-from core.view_modes import CORRECT_CLASSES, VIEW_MODES, view_mode
+from core.report.graph_layout import NODE_GAP, layered_layout
+from core.report.overlay import SHOWN_EDGE_LIMIT, classify_edges
+from core.report.palette import EDGE_STYLES
+from core.report.view_modes import CORRECT_CLASSES, VIEW_MODES, view_mode
 from tests.bench.bench_graph_view import MODELS, synthetic_overlay
-from traceeval_gui.models.graph_scene import CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
-from traceeval_gui.views.graph_view import LABEL_LIMIT, GraphPanel
+from traceeval_gui.graph.graph_view import LABEL_LIMIT, GraphPanel
+from traceeval_gui.item_models.graph_scene import CURVE_POINTS, ROUTE_THROUGH, EdgeGeometry
 
 KNOWN = "python/calcpad_0001"
 JAVA = "java/ledgerj_0001"

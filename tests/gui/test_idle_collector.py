@@ -3,8 +3,8 @@ import gc
 import threading
 import weakref
 
-from traceeval_gui.collector import IDLE_MS, NO_AUTOMATIC_FULL_PASS
-from traceeval_gui.jobs import Job
+from traceeval_gui.state.collector import IDLE_MS, NO_AUTOMATIC_FULL_PASS
+from traceeval_gui.state.jobs import Job
 
 
 class _Holder:
@@ -55,7 +55,7 @@ def test_cyclic_garbage_waits_for_the_job_and_is_freed_after_it(state, qtbot):
 
 
 def test_one_collector_watches_every_state(qtbot):
-    from traceeval_gui.app_state import AppState
+    from traceeval_gui.state.app_state import AppState
 
     first, second = AppState(), AppState()
     assert first.collector is second.collector

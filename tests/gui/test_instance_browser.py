@@ -1,10 +1,10 @@
 """The instance browser: rows, per-model F1, filters and sorting, on the demo dataset."""
 from PySide6.QtCore import Qt
 
-from core.metrics import instance_scores
-from core.normalise import MODES
-from core.scoring import instance_counts
-from traceeval_gui.models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, SORT_ROLE
+from core.scoring.metrics import instance_scores
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_counts
+from traceeval_gui.item_models.instance_table import BASE_COLUMNS, ROW_ROLE, SCORE_ROLE, SORT_ROLE
 
 KNOWN = "python/calcpad_0001"
 

@@ -2,8 +2,8 @@
 needed and kept current, filters that refilter only when they change."""
 from PySide6.QtCore import Qt
 
-from core.metrics import Counts, instance_scores
-from traceeval_gui.models.instance_table import SCORE_ROLE
+from core.scoring.metrics import Counts, instance_scores
+from traceeval_gui.item_models.instance_table import SCORE_ROLE
 
 
 def test_row_of_follows_every_sort(window):
@@ -47,7 +47,7 @@ def test_setting_a_filter_to_its_value_does_not_refilter(window, qtbot):
 
 def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp_path):
     """A painted cell or a fitted column reads its own F1; the column is computed for a sort or a filter."""
-    from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
+    from traceeval_gui.item_models.instance_table import BASE_COLUMNS, InstanceTableModel
 
     opened = _opened_demo(state, qtbot, tmp_path)
     model = InstanceTableModel()
@@ -63,7 +63,7 @@ def test_showing_and_fitting_cells_computes_no_whole_f1_column(state, qtbot, tmp
 
 
 def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_path):
-    from traceeval_gui.models.instance_table import InstanceTableModel
+    from traceeval_gui.item_models.instance_table import InstanceTableModel
 
     opened = _opened_demo(state, qtbot, tmp_path)
     model = InstanceTableModel()
@@ -81,7 +81,7 @@ def test_new_counts_of_a_shown_model_change_only_their_cells(state, qtbot, tmp_p
 def test_a_model_that_joins_gets_its_column_without_a_reset(state, qtbot, tmp_path):
     from dataclasses import replace
 
-    from traceeval_gui.models.instance_table import BASE_COLUMNS, InstanceTableModel
+    from traceeval_gui.item_models.instance_table import BASE_COLUMNS, InstanceTableModel
 
     opened = _opened_demo(state, qtbot, tmp_path)
     first, *others = opened.models
@@ -107,7 +107,7 @@ def test_a_model_that_joins_gets_its_column_without_a_reset(state, qtbot, tmp_pa
 def _opened_demo(state, qtbot, tmp_path):
     """The demo dataset opened into `state` by the real background job."""
     from resources import DEMO_DATASET
-    from traceeval_gui.jobs import OpenDatasetJob
+    from traceeval_gui.state.jobs import OpenDatasetJob
 
     job = OpenDatasetJob(DEMO_DATASET, tmp_path / "demo.sqlite")
     job.signals.finished.connect(state.adopt)

@@ -2,10 +2,10 @@
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from core.normalise import MODES
-from core.scoring import instance_diff
-from core.tables import render_table
-from traceeval_gui.models.edge_table import EDGE_ROLE
+from core.scoring.normalise import MODES
+from core.scoring.scores import instance_diff
+from core.scoring.tables import render_table
+from traceeval_gui.item_models.edge_table import EDGE_ROLE
 
 KNOWN = "python/calcpad_0001"
 MODEL = "illustrative-weak"
@@ -123,7 +123,7 @@ def test_metrics_panel_shows_the_paper_table(window, state, qtbot):
 
 
 def test_tab_titles_tell_same_named_files_apart():
-    from traceeval_gui.views.source_view import tab_titles
+    from traceeval_gui.program.source_view import tab_titles
 
     paths = ("main.js", "shapes/index.js", "lib/index.js", "a/b/util.js", "c/b/util.js")
     assert tab_titles(paths) == {"main.js": "main.js", "shapes/index.js": "shapes/index.js",
@@ -141,7 +141,7 @@ def test_edge_rows_carry_the_core_edge(window, state, qtbot):
 
 def test_a_dataset_without_results_still_shows_its_programs(qtbot, state, tmp_path):
     from tests.builders import released_dataset
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     root = released_dataset(tmp_path / "data", {"python": ["tiny_0001"], "java": ["tiny_0002"]})
     window = MainWindow(state, settings=None, interactive=False)

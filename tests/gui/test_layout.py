@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 
 from tests.gui.conftest import open_window
-from traceeval_gui.views.window_layout import first_window_geometry
+from traceeval_gui.widgets.window_layout import first_window_geometry
 
 
 @pytest.mark.parametrize("available", [QRect(0, 0, 1280, 680), QRect(0, 0, 1920, 1040), QRect(0, 0, 1366, 728),
@@ -28,8 +28,8 @@ FIRST_WINDOW = """
 import json, sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from traceeval_gui.app_state import AppState
-from traceeval_gui.views.main_window import MainWindow
+from traceeval_gui.state.app_state import AppState
+from traceeval_gui.workbench.main_window import MainWindow
 window = MainWindow(AppState(), None, False)
 window.show()
 app.processEvents()
@@ -55,7 +55,7 @@ def test_at_150_percent_on_a_1080p_screen_the_first_window_is_on_the_screen(tmp_
 
 
 def test_docks_splitters_and_tab_come_back_on_the_next_start(qtbot, tmp_path):
-    from traceeval_gui.app_state import AppState
+    from traceeval_gui.state.app_state import AppState
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     first = open_window(qtbot, AppState(), tmp_path / "demo.sqlite", settings=settings, size=None)
@@ -78,8 +78,8 @@ import json, sys
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from traceeval_gui.app_state import AppState
-from traceeval_gui.views.main_window import MainWindow
+from traceeval_gui.state.app_state import AppState
+from traceeval_gui.workbench.main_window import MainWindow
 settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
 first = MainWindow(AppState(), settings, False)
 first.show()
@@ -129,7 +129,7 @@ def test_a_double_click_on_the_source_tabs_maximises_the_source(window, qtbot):
 
 
 def test_changing_the_graph_mode_keeps_the_splitters_where_they_are(window, qtbot):
-    from core.view_modes import VIEW_MODES
+    from core.report.view_modes import VIEW_MODES
 
     window.state.select_compare_model(window.state.models[-1].name)
     qtbot.wait(50)

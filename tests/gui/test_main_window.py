@@ -11,8 +11,8 @@ KNOWN = "python/calcpad_0001"
 
 
 def _window(qtbot, settings=None):
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     state = AppState()
     window = MainWindow(state, settings=settings, interactive=False)
@@ -57,7 +57,7 @@ def test_help_lists_every_shortcut_from_the_menus(window):
 
 
 def test_no_two_actions_share_a_shortcut(window):
-    from traceeval_gui.views.keyboard_dialog import shortcut_rows
+    from traceeval_gui.widgets.keyboard_dialog import shortcut_rows
 
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
     keys = [keys for _, _, keys in shortcut_rows(menus)]
@@ -146,7 +146,7 @@ def test_graph_exports_write_files(window, state, tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", ["csv", "md", "latex"])
 def test_metrics_exports_write_the_shown_table(window, tmp_path, fmt):
-    from core.tables import render_table
+    from core.scoring.tables import render_table
 
     path = window.exports.export_metrics(tmp_path / f"metrics.{fmt}", fmt)
     assert path.read_text() == render_table(window.metrics_panel.table, fmt)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
-from traceeval_gui.views.keyboard_dialog import menu_actions, plain_text
+from traceeval_gui.widgets.keyboard_dialog import menu_actions, plain_text
 
 TIMEOUT_MS = 20_000
 
@@ -100,7 +100,7 @@ def open_demo(window, qtbot, tmp_path):
 
 
 def open_workspace(window, qtbot, tmp_path):
-    from core.indexing import open_dataset as index
+    from core.dataset.indexing import open_dataset as index
 
     other = tmp_path / "other.sqlite"
     index(DEMO_DATASET, other)[0].close()
@@ -178,7 +178,7 @@ def graph_shows(mode: str):
 
 
 def next_graph_mode(window, qtbot, tmp_path):
-    from core.view_modes import VIEW_MODES
+    from core.report.view_modes import VIEW_MODES
 
     before = window.state.view_mode
     press(window, qtbot, "View › Next Graph Mode")
@@ -187,7 +187,7 @@ def next_graph_mode(window, qtbot, tmp_path):
 
 def toggle_class(index: int):
     def check(window, qtbot, tmp_path, path):
-        from core.view_modes import VIEW_MODE_TABLE
+        from core.report.view_modes import VIEW_MODE_TABLE
 
         mode = next(m for m, view in VIEW_MODE_TABLE.items() if len(view.classes) > index)
         window.state.set_view_mode(mode)
@@ -254,7 +254,7 @@ def reset_layout(window, qtbot, tmp_path):
 
 def theme(name: str):
     def check(window, qtbot, tmp_path, path):
-        from traceeval_gui.views.style import is_dark
+        from traceeval_gui.theme.style import is_dark
 
         try:
             trigger(window, path)
@@ -346,7 +346,7 @@ def cancel_trace(window, qtbot, tmp_path):
 
 # -- Model -------------------------------------------------------------------------------
 def run_model(window, qtbot, tmp_path):
-    from traceeval_gui.views.run_model_dialog import RunModelDialog
+    from traceeval_gui.runs.run_model_dialog import RunModelDialog
 
     seen = on_next_dialog(qtbot, reject, RunModelDialog)
     press(window, qtbot, "Model › Run Model")
@@ -368,7 +368,7 @@ def release(window, qtbot, tmp_path):
 
 # -- Audit -------------------------------------------------------------------------------
 def new_audit(window, qtbot, tmp_path):
-    from traceeval_gui.views.new_audit_dialog import NewAuditDialog
+    from traceeval_gui.audit.new_audit_dialog import NewAuditDialog
 
     seen = on_next_dialog(qtbot, reject, NewAuditDialog)
     press(window, qtbot, "Audit › New Audit")
@@ -376,7 +376,7 @@ def new_audit(window, qtbot, tmp_path):
 
 
 def no_audits_yet(window, qtbot, tmp_path, path):
-    from traceeval_gui.views.audit_actions import NO_AUDITS
+    from traceeval_gui.audit.audit_actions import NO_AUDITS
 
     press(window, qtbot, path)
     assert window.statusBar().currentMessage() == NO_AUDITS
@@ -384,9 +384,9 @@ def no_audits_yet(window, qtbot, tmp_path, path):
 
 def merge_workspace(window, qtbot, tmp_path):
     """The bug that started these tests: the action's `checked` flag arrived as the file path."""
-    from core.audit_sampling import create_audit
-    from core.audit_store import AuditStore
-    from core.indexing import open_dataset as index
+    from core.audit.sampling import create_audit
+    from core.audit.store import AuditStore
+    from core.dataset.indexing import open_dataset as index
 
     bob_path = tmp_path / "bob.sqlite"
     bob, _ = index(DEMO_DATASET, bob_path)
@@ -404,7 +404,7 @@ def merge_workspace(window, qtbot, tmp_path):
 
 # -- Help --------------------------------------------------------------------------------
 def keyboard(window, qtbot, tmp_path):
-    from traceeval_gui.views.keyboard_dialog import KeyboardDialog
+    from traceeval_gui.widgets.keyboard_dialog import KeyboardDialog
 
     rows = []
     on_next_dialog(qtbot, lambda d: (rows.extend(d.rows), d.reject()), KeyboardDialog)

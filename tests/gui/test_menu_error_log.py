@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 
-from traceeval_gui.error_log import install_error_reporting
-from traceeval_gui.views.error_log_view import ERROR_LOG_HINT
+from traceeval_gui.state.error_log import install_error_reporting
+from traceeval_gui.workbench.error_log_view import ERROR_LOG_HINT
 
 
 def test_a_failed_job_shows_in_the_status_bar_and_the_log_with_its_detail(window, qtbot, tmp_path):
@@ -58,7 +58,7 @@ def short_lock_wait(monkeypatch):
 @pytest.mark.usefixtures("short_lock_wait")
 def test_a_database_error_in_a_slot_is_shown_not_lost(window, qtbot, tmp_path):
     """The workspace is locked by another process: creating an audit fails, and the window says why."""
-    from core.audit_sampling import create_audit
+    from core.audit.sampling import create_audit
 
     uninstall = install_error_reporting(window.error_log)
     other = sqlite3.connect(window.state.opened.workspace_path, timeout=0)
@@ -79,7 +79,7 @@ def test_a_database_error_in_a_slot_is_shown_not_lost(window, qtbot, tmp_path):
 
 
 def test_a_count_the_new_audit_dialog_answers_itself_stays_out_of_the_log(window, state, qtbot):
-    from traceeval_gui.audit_jobs import PopulationJob
+    from traceeval_gui.audit.audit_jobs import PopulationJob
 
     job = PopulationJob(state.workspace.path, "fp", "no-such-model", None, ("python",))
     with qtbot.waitSignal(job.signals.failed, timeout=20_000) as failed:

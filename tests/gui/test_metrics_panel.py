@@ -4,14 +4,14 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from core.errors import TraceEvalError
-from core.metrics import instance_scores
-from core.normalise import MODES
-from core.scoring import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
-from core.tables import render_table
+from core.scoring.metrics import instance_scores
+from core.scoring.normalise import MODES
+from core.scoring.scores import NormalisedTruths, Selection, instance_counts, instance_diff, score_table
+from core.scoring.tables import render_table
 from resources import DEMO_DATASET
-from traceeval_gui.jobs import OpenDatasetJob
-from traceeval_gui.views.metrics_panel import PROGRAM_ROLE, MetricsPanel
-from traceeval_gui.views.metrics_plots import MetricsPlotsPanel
+from traceeval_gui.metrics.metrics_panel import PROGRAM_ROLE, MetricsPanel
+from traceeval_gui.metrics.metrics_plots import MetricsPlotsPanel
+from traceeval_gui.state.jobs import OpenDatasetJob
 
 TIMEOUT_MS = 20_000
 WITHOUT_STDLIB = frozenset({"init", "nested_class"})

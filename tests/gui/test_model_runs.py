@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from core.endpoints import RunSettings, credentials_path
-from core.prompts import build_prompt
+from core.llm.endpoints import RunSettings, credentials_path
+from core.llm.prompts import build_prompt
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from tests.llm_server import FakeChatServer, answer_text, hang, truth_answers
 
@@ -21,7 +21,7 @@ def answers(window, workspace):
 
 
 def request(server, keys, **options):
-    from traceeval_gui.views.run_model_dialog import ModelRunRequest
+    from traceeval_gui.runs.run_model_dialog import ModelRunRequest
 
     settings = RunSettings(server.base_url, "fake-model", timeout_s=5.0, retries=1, concurrency=2, **options)
     return ModelRunRequest(settings, tuple(keys), None, False, False)
@@ -106,7 +106,7 @@ def test_cancel_stops_the_run_and_keeps_what_was_answered(window, state, answers
 
 
 def test_the_dialog_counts_what_will_be_asked_and_builds_the_request(window, state, answers, qtbot, monkeypatch):
-    from traceeval_gui.views.run_model_dialog import RunModelDialog
+    from traceeval_gui.runs.run_model_dialog import RunModelDialog
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("TRACEEVAL_API_KEY", raising=False)
@@ -141,7 +141,7 @@ def test_the_dialog_counts_what_will_be_asked_and_builds_the_request(window, sta
 
 
 def test_a_remembered_key_goes_to_the_private_credentials_file_only(window, state, answers, qtbot):
-    from traceeval_gui.views.run_model_dialog import ModelRunRequest
+    from traceeval_gui.runs.run_model_dialog import ModelRunRequest
 
     with FakeChatServer(truth_answers(answers)) as server:
         settings = RunSettings(server.base_url, "fake-model", timeout_s=5.0, retries=1)

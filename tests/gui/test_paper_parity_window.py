@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from core.importing import import_results
-from core.prompts import build_prompt, prompt_hash
-from core.release import read_release_wording
+from core.llm.prompts import build_prompt, prompt_hash
+from core.release.checkout import read_release_wording
+from core.results.importing import import_results
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
 from tests.llm_server import FakeChatServer, answer_text, ok

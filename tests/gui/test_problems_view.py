@@ -56,7 +56,7 @@ def click_row(qtbot, table, row, double=False):
 
 
 def open_text_dialog():
-    from traceeval_gui.views.problems_view import FileTextDialog
+    from traceeval_gui.workbench.problems_view import FileTextDialog
 
     return next((w for w in QApplication.topLevelWidgets() if isinstance(w, FileTextDialog) and w.isVisible()), None)
 

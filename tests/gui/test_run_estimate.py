@@ -32,7 +32,7 @@ def menu_action(window, menu_title, text):
 
 def drive_run_model_dialog(qtbot, window, steps):
     """Trigger Model > Run Model…, run `steps(dialog)` once the modal dialog shows, then cancel it."""
-    from traceeval_gui.views.run_model_dialog import RunModelDialog
+    from traceeval_gui.runs.run_model_dialog import RunModelDialog
 
     done = []
 

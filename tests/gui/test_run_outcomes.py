@@ -3,7 +3,7 @@ run's first answers make that model model A."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from core.prompts import build_prompt
+from core.llm.prompts import build_prompt
 from tests.gui.test_model_runs import answers, request, run_to_the_end  # noqa: F401  (a fixture)
 from tests.llm_server import FakeChatServer, hang, request_prompt_hash, truth_answers
 

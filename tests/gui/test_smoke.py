@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from traceeval_gui.jobs import Job, OpenDatasetJob
+from traceeval_gui.state.jobs import Job, OpenDatasetJob
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ def test_each_view_renders(window, state, name):
 
 
 def test_a_missing_dataset_is_reported_not_raised(qtbot, state, tmp_path):
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.workbench.main_window import MainWindow
 
     window = MainWindow(state, settings=None, interactive=False)
     qtbot.addWidget(window)
@@ -93,7 +93,8 @@ def test_screenshot_mode_writes_a_png_of_the_window(tmp_path):
 
 def test_screenshot_mode_draws_an_audit_window_at_the_screenshot_size(tmp_path):
     workspace = tmp_path / "audit.sqlite"
-    made = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", "audit", "new", "spot", "--population", "truth",
+    made = subprocess.run([sys.executable, "-m", "traceeval_gui.cli.main", "audit", "new", "spot",
+                           "--population", "truth",
                            "--size", "10", "--seed", "2", "--workspace", str(workspace)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert made.returncode == 0, made.stderr

@@ -4,7 +4,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QStyle
 
-from traceeval_gui.models.edge_table import EDGE_ROLE
+from traceeval_gui.item_models.edge_table import EDGE_ROLE
 
 CALCPAD = "python/calcpad_0001"
 TASKQUEUE = "python/taskqueue_0001"

@@ -7,8 +7,8 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.test_menu_actions import all_menu_items
-from traceeval_gui.views.style import EDGE_TINTS, edge_tint, is_dark, score_bar_colour
-from traceeval_gui.views.theme import THEME_SETTING, ThemeController
+from traceeval_gui.theme.style import EDGE_TINTS, edge_tint, is_dark, score_bar_colour
+from traceeval_gui.workbench.theme_menu import THEME_SETTING, ThemeController
 
 
 def contrast(a, b) -> float:
@@ -57,7 +57,7 @@ def test_the_theme_is_remembered(qtbot, tmp_path):
 
 @pytest.mark.usefixtures("light_afterwards")
 def test_notes_above_views_take_the_dark_palette(window, qtbot):
-    from traceeval_gui.views.note_label import NOTE_COLOURS
+    from traceeval_gui.widgets.note_label import NOTE_COLOURS
 
     notes = (window.graph_panel.banner, window.graph_panel.omitted, window.answer_panel.response_note)
     assert all(NOTE_COLOURS[False][1] in note.styleSheet() for note in notes)
@@ -69,7 +69,7 @@ def test_notes_above_views_take_the_dark_palette(window, qtbot):
 
 @pytest.mark.usefixtures("light_afterwards")
 def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot):
-    from traceeval_gui.views.answer_text import DARK_COLOURS, LIGHT_COLOURS
+    from traceeval_gui.widgets.answer_text import DARK_COLOURS, LIGHT_COLOURS
 
     window.show_tab("answer")
     view = window.answer_panel.text_view
@@ -87,8 +87,8 @@ def test_the_answer_text_takes_the_dark_theme_and_back(window, qtbot):
 
 @pytest.mark.usefixtures("light_afterwards")
 def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot):
-    from traceeval_gui.views.legend import EdgeLegendView
-    from traceeval_gui.views.style import EDGE_COLOURS
+    from traceeval_gui.graph.legend import EdgeLegendView
+    from traceeval_gui.theme.style import EDGE_COLOURS
 
     legend = window.findChild(EdgeLegendView)
     assert EDGE_COLOURS["FP"] in legend.text()
@@ -100,10 +100,10 @@ def test_the_toolbar_legend_lifts_its_class_colours_on_a_dark_page(window, qtbot
 
 
 def test_the_lifted_class_colours_of_the_dark_theme_still_differ_for_every_vision():
-    from core.palette import CVD_MIN_DELTA_E, EDGE_STYLES
+    from core.report.palette import CVD_MIN_DELTA_E, EDGE_STYLES
     from tests.test_palette_colour_vision import PAIRS, VISIONS, _delta_e
-    from traceeval_gui.views.style import on_page
-    from traceeval_gui.views.theme import dark_palette
+    from traceeval_gui.theme.style import on_page
+    from traceeval_gui.workbench.theme_menu import dark_palette
 
     lifted = {name: on_page(style.colour, dark_palette()).name() for name, style in EDGE_STYLES.items()}
     too_close = [(mode, a, b, vision, round(_delta_e(lifted[a], lifted[b], vision), 1))

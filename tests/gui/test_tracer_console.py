@@ -9,12 +9,12 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from core import traces
-from core.normalise import normalise_name
+from core.scoring.normalise import normalise_name
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.gui.conftest import OPEN_TIMEOUT_MS
-from traceeval_gui.jobs import OpenDatasetJob
-from traceeval_gui.views.tracer_console import NOT_TRACED, RECORD_ROLE, STATUS_COLOURS, TracerConsolePanel
+from traceeval_gui.state.jobs import OpenDatasetJob
+from traceeval_gui.trace.tracer_console import NOT_TRACED, RECORD_ROLE, STATUS_COLOURS, TracerConsolePanel
 
 TRACE_TIMEOUT_MS = 20_000
 CALCPAD = "python/calcpad_0001"

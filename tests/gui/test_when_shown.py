@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from traceeval_gui.models.compare_table import DIFFERENCE_ROLE
+from traceeval_gui.item_models.compare_table import DIFFERENCE_ROLE
 
 
 def _menu_action(window, menu_title: str, text: str):

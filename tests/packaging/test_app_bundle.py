@@ -13,7 +13,7 @@ import tarfile
 
 import pytest
 
-from core.scoring import SCORER_VERSION
+from core.scoring.scores import SCORER_VERSION
 from resources import DEMO_DATASET
 from tests.harness_server import harness_server, repo
 from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers

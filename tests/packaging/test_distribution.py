@@ -53,7 +53,7 @@ def test_the_wheel_holds_the_code_resources_and_entry_points_and_nothing_else(di
     assert {name.split("/")[0] for name in names} == {"core", "tracers", "traceeval_gui", "resources",
                                                       f"traceeval_studio-{VERSION}.dist-info"}
     assert not [name for name in names if "__pycache__" in name or name.startswith("resources/screenshots")]
-    assert "traceeval = traceeval_gui.cli:main" in entry_points
+    assert "traceeval = traceeval_gui.cli.main:main" in entry_points
     assert "traceeval-gui = traceeval_gui.app:main" in entry_points
 
 

@@ -1,7 +1,7 @@
 """Fixtures the attack tests share: the demo workspace with one program singled out, and the bare window."""
 import pytest
 
-from core.indexing import open_dataset
+from core.dataset.indexing import open_dataset
 from resources import DEMO_DATASET
 from tests.llm_server import demo_truth_answers
 
@@ -10,7 +10,7 @@ from tests.llm_server import demo_truth_answers
 def demo(tmp_path):
     """The demo workspace, the right answer per prompt hash, one program's key and prompt hash (the one
     a hostile endpoint or answer aims at), and how many programs there are."""
-    from core.prompts import build_prompt
+    from core.llm.prompts import build_prompt
 
     path = tmp_path / "demo.sqlite"
     answers = demo_truth_answers(path)
@@ -26,8 +26,8 @@ def demo(tmp_path):
 def window(qtbot):
     """The main window, no dataset open yet, and its state (Qt is imported here: the modules that use
     this skip themselves in the run with Qt blocked)."""
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     state = AppState()
     window = MainWindow(state, settings=None, interactive=False)

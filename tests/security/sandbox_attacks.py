@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from core.traces import TraceRun
 from tracers import trace_instance
 from tracers.base import TraceOptions

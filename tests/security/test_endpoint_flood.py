@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.response_limits import RESPONSE_BYTES_CAP
+from core.llm.response_limits import RESPONSE_BYTES_CAP
 from tests.llm_server import ok, request_prompt_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,7 +155,7 @@ class _PeakMemory:
 def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str, float, float]:
     """`traceeval predict` in a child process: exit status, stderr, wall seconds and the child's peak RSS (MB)."""
     err_path = workspace.with_suffix(".err")
-    argv = [sys.executable, "-m", "traceeval_gui.cli", "predict", "--workspace", str(workspace), "--model", "m",
+    argv = [sys.executable, "-m", "traceeval_gui.cli.main", "predict", "--workspace", str(workspace), "--model", "m",
             "--base-url", base_url, "--split", "all", "--no-results-files", "--no-cache", *options]
     started = time.monotonic()
     with open(err_path, "wb") as err:
@@ -177,7 +177,7 @@ def run_predict(workspace: Path, base_url: str, *options: str) -> tuple[int, str
 
 
 def _failure_recorded(path: Path, key: str) -> str:
-    from core.workspace import Workspace
+    from core.dataset.workspace import Workspace
     with Workspace(path) as ws:
         rows = ws.request_rows("m", key)
         assert key not in ws.predicted_keys("m")  # not stored as an answer: a rerun asks again

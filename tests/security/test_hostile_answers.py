@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from core.answers import REPLACEMENT_CHARACTER, parse_answer
-from core.indexing import open_dataset
-from core.workspace import Workspace
+from core.dataset.indexing import open_dataset
+from core.dataset.workspace import Workspace
+from core.scoring.answers import REPLACEMENT_CHARACTER, parse_answer
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, ok, raw, request_prompt_hash
@@ -78,7 +78,7 @@ def test_the_parser_names_text_that_was_not_unicode_and_keeps_the_rest():
 def test_an_answer_with_a_million_callees_is_summarised_in_views_and_counted_in_full(tmp_path, capsys):
     """`evidence` and `graph` draw and list a bounded part with a "… and K more" line; the scores count every
     edge the paper's parser reads (10^6 false positives)."""
-    from core.overlay import SHOWN_EDGE_LIMIT
+    from core.report.overlay import SHOWN_EDGE_LIMIT
     path = tmp_path / "demo.sqlite"
     ws, _ = open_dataset(DEMO_DATASET, path)
     with ws:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.model import CallGraph
+from core.records import CallGraph
 from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_SOURCE_BYTES
 from tests.builders import PY_GRAPH, PY_MAIN, released_dataset
 from tests.llm_server import FakeChatServer, answer_text, ok
@@ -26,7 +26,7 @@ TIMEOUT_S = 120
 def run_cli(*argv, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`traceeval ARGV...` in its own process, killed after TIMEOUT_S: a hang fails instead of blocking."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", *map(str, argv)], env=environment, cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli.main", *map(str, argv)], env=environment, cwd=cwd,
                           capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     assert "Traceback" not in done.stderr, done.stderr
     return done

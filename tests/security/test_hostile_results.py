@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.model import CallGraph
+from core.records import CallGraph
 from core.safe_files import MAX_RESULTS_BYTES
 from tests.builders import PY_GRAPH, released_dataset
 from tests.llm_server import answer_text
@@ -133,8 +133,8 @@ def test_results_that_are_not_regular_files_or_too_large_are_refused_without_blo
 
 
 def test_a_workspace_in_use_given_as_a_results_file_is_refused_by_name(dataset, tmp_path):
-    """Reading a live workspace as a plain file would drop its owner's SQLite locks (core/workspace_db.py)."""
-    from core.workspace import Workspace
+    """Reading a live workspace as a plain file would drop its owner's SQLite locks (core/dataset/workspace_db.py)."""
+    from core.dataset.workspace import Workspace
 
     live = tmp_path / "live.sqlite"
     with Workspace(live) as ws:  # another process's open workspace, as the window holds it

@@ -12,7 +12,7 @@ from tracers.run_folder import PREFIX
 from tracers.sandbox_cgroups import PREFIX as CGROUP_PREFIX
 
 pytestmark = needs_sandbox
-CLI = [sys.executable, "-m", "traceeval_gui.cli"]
+CLI = [sys.executable, "-m", "traceeval_gui.cli.main"]
 
 
 def _leftovers(pid: int) -> tuple[list[Path], list[Path]]:

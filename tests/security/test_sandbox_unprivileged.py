@@ -72,7 +72,7 @@ def test_a_run_lacking_a_property_refuses_unless_allowed_and_then_says_so():
         (folder / "prog_0001" / "main.py").write_text("def f():\n    pass\nf()\n")
         for path in (folder / "prog_0001", folder / "prog_0001" / "main.py"):
             path.chmod(0o755)
-        code = ("import json, sys; from pathlib import Path; from core.datasets import load_program; "
+        code = ("import json, sys; from pathlib import Path; from core.dataset.layout import load_program; "
                 "from tracers import trace_instance; "
                 f"instance, _ = load_program(Path({str(folder / 'prog_0001')!r}), 'python', [], "
                 "require_ground_truth=False); run = trace_instance(instance); "

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.indexing import open_dataset
-from core.terminal_text import visible
+from core.dataset.indexing import open_dataset
+from core.report.terminal_text import visible
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, ok, status
@@ -108,7 +108,8 @@ def test_a_traced_program_in_a_hostile_folder_printing_control_sequences(tmp_pat
     (program / "main.py").write_text(f"def shout():\n    print({HOSTILE!r})\n\n\ndef main():\n    shout()\n"
                                      f"    raise SystemExit({HOSTILE!r})\n\n\nmain()\n")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli", "trace", str(program), "--language", "python",
+    done = subprocess.run([sys.executable, "-m", "traceeval_gui.cli.main", "trace", str(program),
+                           "--language", "python",
                            "--workspace", str(tmp_path / "trace.sqlite")], cwd=ROOT, env=env, capture_output=True,
                           timeout=300, check=False)
     out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")

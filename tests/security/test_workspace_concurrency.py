@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from core.indexing import open_dataset
+from core.dataset.indexing import open_dataset
 from resources import DEMO_DATASET
 from tests.llm_server import FakeChatServer, demo_truth_answers, truth_answers
 from tests.security.workspace_processes import cli, finish, released_results

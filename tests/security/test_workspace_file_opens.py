@@ -1,12 +1,12 @@
 """Nothing in the app opens a workspace outside its SQLite connection (issue #18): closing any other
 descriptor of the file drops the process's SQLite locks. The Qt classes that list, sniff or watch files
-appear only in the one file-dialog helper, and no module but core/workspace_db.py connects to SQLite."""
+appear only in the one file-dialog helper, and no module but core/dataset/workspace_db.py connects to SQLite."""
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DIALOG_HELPER = Path("traceeval_gui/views/file_dialogs.py")
-CONNECTION_HELPER = Path("core/workspace_db.py")
+DIALOG_HELPER = Path("traceeval_gui/widgets/file_dialogs.py")
+CONNECTION_HELPER = Path("core/dataset/workspace_db.py")
 FILE_READING_QT = re.compile(r"\b(QFileDialog|QFileSystemModel|QFileIconProvider|QMimeDatabase|QFileSystemWatcher"
                              r"|QFile|QSqlDatabase|QSaveFile|QLockFile)\b")
 SQLITE_CONNECT = re.compile(r"\bsqlite3\.connect\(|\bDatabase\(")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel, QMess
 from resources import DEMO_DATASET
 from tests.llm_server import FakeChatServer, demo_truth_answers, hang, truth_answers
 from tests.security.workspace_processes import cli, finish, released_results
-from traceeval_gui.views.file_dialogs import (
+from traceeval_gui.widgets.file_dialogs import (
     existing_directory,
     open_file_name,
     open_file_names,
@@ -41,8 +41,8 @@ def results(tmp_path, capfd):
 @pytest.fixture
 def window(qtbot, tmp_path):
     """The workbench over the demo dataset, its workspace alone in a folder of its own."""
-    from traceeval_gui.app_state import AppState
-    from traceeval_gui.views.main_window import MainWindow
+    from traceeval_gui.state.app_state import AppState
+    from traceeval_gui.workbench.main_window import MainWindow
 
     state = AppState()
     window = MainWindow(state, settings=None, interactive=False)

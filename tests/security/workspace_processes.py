@@ -22,7 +22,7 @@ def released_results(capture, workspace: Path, answers: dict[str, str], out: Pat
 
 def cli(*argv: str | Path, **env: str) -> subprocess.Popen:
     """`traceeval ARGV...` started as its own process."""
-    return subprocess.Popen([sys.executable, "-m", "traceeval_gui.cli", *map(str, argv)],
+    return subprocess.Popen([sys.executable, "-m", "traceeval_gui.cli.main", *map(str, argv)],
                             env={**os.environ, "PYTHONPATH": str(ROOT), **env},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core import traces
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from tracers import trace_instance
 from tracers.base import TraceOptions
 from tracers.sandbox import Limits, bwrap_path

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from tracers.base import TraceOptions
 from tracers.java import TRACER
 from tracers.sandbox import Limits

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from tracers.base import TraceOptions
 from tracers.python import PythonTracer, c_backend_available
 from tracers.sandbox import Limits

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from core import traces
-from core.datasets import load_program
-from core.model import CallGraph
+from core.dataset.layout import load_program
+from core.records import CallGraph
 from tracers.python import TRACER
 from tracers.python_interpreter import INTERPRETER_ENV, InterpreterProblem, find_interpreter
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core import traces
-from core.datasets import load_program
-from core.model import CallGraph
+from core.dataset.layout import load_program
+from core.records import CallGraph
 from tracers import tracer_for
 from tracers.python import TRACER, PythonTracer, c_backend_available
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core import traces
-from core.datasets import load_program
+from core.dataset.layout import load_program
 from tracers import trace_instance
 from tracers.base import TraceOptions
 from tracers.run_folder import run_folder

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from core.workspace import Workspace
+from core.dataset.workspace import Workspace
 from resources import DEMO_DATASET
-from traceeval_gui.cli import main
+from traceeval_gui.cli.main import main
 
 DEMO_PROGRAM = DEMO_DATASET / "benchmark" / "python" / "calcpad_0001"
 

@@ -1,0 +1,158 @@
+"""Keep a workspace's instance index in step with its dataset folder.
+
+Reopening is cheap: each program folder is fingerprinted by two `stat` calls (the folder and
+its callgraph.json), and only new or changed folders are read again. Split files are re-read
+every time (they are small) and the split column updated where it changed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.dataset.layout import (
+    GROUND_TRUTH_FILE,
+    ProgramStats,
+    checked_root,
+    default_splits_dir,
+    detect_layout,
+    load_program,
+    program_folders,
+    shown_path,
+)
+from core.dataset.splits import SplitIndex, load_splits
+from core.dataset.workspace import Workspace, default_workspace_path
+from core.errors import DatasetError, WorkspaceError
+from core.problems import Problem
+from core.records import LANGUAGES, Instance
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class IndexReport:
+    instances: int = 0
+    loaded: int = 0
+    reused: int = 0
+    removed: int = 0
+    seconds: float = 0.0
+    problems: list[Problem] = field(default_factory=list)
+
+
+def open_dataset(root: str | Path, workspace: str | Path | None = None, splits_dir: str | Path | None = None,
+                 progress: Progress | None = None) -> tuple[Workspace, IndexReport]:
+    """Open (or create) the dataset's workspace and bring its index up to date; the bundled demo
+    dataset also brings its illustrative results."""
+    from core.dataset.demo import DEMO_DATASET, ensure_demo_results  # core.dataset.demo imports the scoring stack
+
+    root = checked_root(root)
+    ws = Workspace(workspace or default_workspace_path(root))
+    try:
+        report = refresh_index(ws, root, splits_dir, progress)
+        if root == DEMO_DATASET:
+            ensure_demo_results(ws)
+    except BaseException:
+        ws.close()
+        raise
+    return ws, report
+
+
+def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None = None,
+                  progress: Progress | None = None) -> IndexReport:
+    started = time.perf_counter()
+    root = checked_root(root)
+    bound = ws.setting("dataset_root")
+    if bound and bound != str(root):
+        raise WorkspaceError(f"{ws.path}: this workspace belongs to the dataset {bound}; "
+                             f"open {root} with another workspace (--workspace)")
+    layout = detect_layout(root)
+    dataset_problems: list[Problem] = []
+    folders = list(program_folders(root, layout, LANGUAGES, dataset_problems))
+    splits_path = _splits_folder(root, splits_dir, ws)
+    splits = load_splits(splits_path, dataset_problems) if splits_path else None
+
+    known = ws.index_state()
+    current: dict[str, str] = {}
+    changed = []
+    for folder, hint in folders:
+        relative = _relative(folder, root)
+        current[relative] = _fingerprint(folder)
+        if known.get(relative, ("", ""))[1] != current[relative]:
+            changed.append((folder, hint, relative))
+    removed = [folder for folder in known if folder not in current]
+    changed_folders = {relative for _, _, relative in changed}
+    unchanged_keys = {key for folder, (key, _) in known.items() if folder in current and folder not in changed_folders}
+
+    rows, problems = [], [("", p) for p in dataset_problems]
+    for done, (folder, hint, relative) in enumerate(changed, 1):
+        folder_problems: list[Problem] = []
+        loaded = load_program(folder, hint, folder_problems, root)
+        if loaded is not None:
+            instance, stats = loaded
+            if instance.key in unchanged_keys:
+                folder_problems.append(Problem(shown_path(folder, root), f"duplicate program id {instance.key}; "
+                                               "skipped", "error", instance.id))
+            else:
+                unchanged_keys.add(instance.key)
+                rows.append(_row(instance, stats, relative, current[relative]))
+        problems.extend((relative, p) for p in folder_problems)
+        if progress is not None and (done % 250 == 0 or done == len(changed)):
+            progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
+
+    ws.update_index(rows, removed, problems, meta={"dataset_root": str(root), "layout": layout,
+                                                   "splits_dir": str(splits_path or "")})
+    _apply_splits(ws, splits)
+    instances = ws.instance_count()
+    return IndexReport(instances=instances, loaded=len(rows), reused=instances - len(rows), removed=len(removed),
+                       seconds=time.perf_counter() - started, problems=ws.problems())
+
+
+def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
+    updates = []
+    for row in ws.db.query("select key, language, id, split from instances"):
+        split = splits.split_of(row["language"], row["id"]) if splits else ""
+        if split != row["split"]:
+            updates.append((split, row["key"]))
+    if updates:
+        with ws.db.atomic():
+            ws.db.conn.executemany("update instances set split = ? where key = ?", updates)
+
+
+def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+    graph = instance.ground_truth
+    return {
+        "key": instance.key, "id": instance.id, "language": instance.language, "split": instance.split,
+        "repo": instance.repo, "folder": folder, "files": json.dumps(list(instance.files)),
+        "entry_point": instance.entry_point, "functions": len(graph.keys), "edges": len(graph.edges),
+        "lines": stats.lines, "bytes": stats.bytes, "n_files": stats.files,
+        "source_url": instance.provenance.source_url, "original_file": instance.provenance.original_file,
+        "ground_truth": json.dumps(graph.to_dict()), "fingerprint": fingerprint,
+    }
+
+
+def _fingerprint(folder: Path) -> str:
+    """Changes when files are added to or removed from the folder, or callgraph.json changes."""
+    folder_stat = os.stat(folder)
+    try:
+        truth = os.stat(folder / GROUND_TRUTH_FILE)
+        return f"{folder_stat.st_mtime_ns}:{truth.st_mtime_ns}:{truth.st_size}"
+    except FileNotFoundError:
+        return f"{folder_stat.st_mtime_ns}:-"
+
+
+def _splits_folder(root: Path, given: str | Path | None, ws: Workspace) -> Path | None:
+    if given:
+        path = Path(given).expanduser().resolve()
+        if not path.is_dir():
+            raise DatasetError(f"{path}: no such split folder")
+        return path
+    remembered = ws.setting("splits_dir")
+    return default_splits_dir(root) or (Path(remembered) if remembered and Path(remembered).is_dir() else None)
+
+
+def _relative(folder: Path, root: Path) -> str:
+    """The folder's index name; "." for a dataset that is one program ("" names the dataset itself)."""
+    return folder.relative_to(root).as_posix()

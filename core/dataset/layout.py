@@ -1,0 +1,360 @@
+"""Load TraceEval programs: the released layout, one program folder, or a folder of them.
+
+A broken instance is reported as a `Problem` naming its file and skipped; the rest loads. Files are
+read through `core.safe_files`: regular files only, no link out of the program folder, bounded sizes
+and JSON; a program folder linked from outside the dataset is not followed.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from core.dataset.entry_points import find_entry_point
+from core.dataset.splits import SplitIndex, load_splits
+from core.errors import DatasetError
+from core.problems import Problem
+from core.records import LANGUAGES, SOURCE_SUFFIXES, CallGraph, Instance, Provenance, repo_of
+from core.safe_files import (
+    MAX_GROUND_TRUTH_BYTES,
+    MAX_README_BYTES,
+    MAX_SOURCE_BYTES,
+    inside,
+    parse_json,
+    read_text,
+    refusal,
+    why_unreadable,
+)
+
+GROUND_TRUTH_FILE = "callgraph.json"
+PROVENANCE_FILE = "README.md"
+SKIPPED_DIRS = {"__pycache__", "node_modules", ".git", ".idea", ".vscode", "target", "build", "out"}
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ProgramStats:
+    files: int
+    lines: int
+    bytes: int
+
+
+@dataclass
+class Dataset:
+    root: Path
+    layout: str  # released | folder | program
+    instances: list[Instance] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    stats: dict[str, ProgramStats] = field(default_factory=dict)
+    splits: SplitIndex | None = None
+    candidates: int = 0  # program folders found, loaded or not
+
+    def by_key(self) -> dict[str, Instance]:
+        return {instance.key: instance for instance in self.instances}
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def detect_layout(root: Path) -> str:
+    """released (has benchmark/<language>/), program (has callgraph.json or sources), or folder."""
+    if (root / "benchmark").is_dir():
+        return "released"
+    if (root / GROUND_TRUTH_FILE).is_file():
+        return "program"
+    if any(child.is_dir() and (child / GROUND_TRUTH_FILE).is_file() for child in _subdirs(root)):
+        return "folder"
+    if any(_is_source(name) for name in os.listdir(root)):
+        return "program"
+    return "folder"
+
+
+def load_dataset(
+    root: str | Path,
+    splits_dir: str | Path | None = None,
+    languages: tuple[str, ...] = LANGUAGES,
+    progress: Progress | None = None,
+) -> Dataset:
+    """Load every program under `root`. Raises DatasetError only when `root` itself is unusable."""
+    root = checked_root(root)
+    layout = detect_layout(root)
+    dataset = Dataset(root=root, layout=layout)
+    candidates = list(program_folders(root, layout, languages, dataset.problems))
+    dataset.candidates = len(candidates)
+    splits_dir = splits_dir or default_splits_dir(root)
+    if splits_dir is not None:
+        dataset.splits = load_splits(Path(splits_dir), dataset.problems)
+    first_folder: dict[str, Path] = {}
+    for done, (folder, language_hint) in enumerate(candidates, 1):
+        loaded = load_program(folder, language_hint, dataset.problems, root)
+        if loaded is not None:
+            instance, stats = loaded
+            if instance.key in first_folder:  # only possible in a folder of program folders
+                dataset.problems.append(Problem(shown_path(folder, root), f"duplicate program id {instance.key} "
+                                                f"(first loaded from {shown_path(first_folder[instance.key], root)});"
+                                                " skipped", "error", instance.id))
+                continue
+            first_folder[instance.key] = folder
+            if dataset.splits is not None:
+                instance = replace(instance, split=dataset.splits.split_of(instance.language, instance.id))
+            dataset.instances.append(instance)
+            dataset.stats[instance.key] = stats
+        if progress is not None and (done % 200 == 0 or done == len(candidates)):
+            progress(done, len(candidates), f"loaded {done} of {len(candidates)} programs")
+    return dataset
+
+
+def checked_root(root: str | Path) -> Path:
+    """The dataset folder, resolved; DatasetError when it is not a folder."""
+    path = Path(root).expanduser().resolve()
+    if not path.exists():
+        raise DatasetError(f"{path}: no such dataset folder")
+    if not path.is_dir():
+        raise DatasetError(f"{path}: not a folder (a dataset is a folder, see docs/benchmark.md)")
+    return path
+
+
+def not_a_dataset(root: Path, problems: list[Problem]) -> str:
+    """Why a folder where indexing found no program is not opened as a dataset (one line, naming the folder)."""
+    if problems:
+        shown = "; ".join(str(p) for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3
+                                                           else "")
+        return f"{root}: no program in it could be read ({shown})"
+    return (f"{root}: not a TraceEval dataset: no program found (expected benchmark/<language>/<id>/, a folder of "
+            f"program folders each with {GROUND_TRUTH_FILE}, or one program folder)")
+
+
+def default_splits_dir(root: Path) -> Path | None:
+    """`<root>/traceeval_split` when the dataset carries its split files (the released layout)."""
+    folder = root / "traceeval_split"
+    return folder if folder.is_dir() else None
+
+
+def load_program(
+    folder: Path,
+    language_hint: str | None,
+    problems: list[Problem],
+    dataset_root: Path | None = None,
+    require_ground_truth: bool = True,
+) -> tuple[Instance, ProgramStats] | None:
+    """Load one program folder, or append the reason it cannot be used to `problems`."""
+    program_id = folder.name
+    shown = shown_path(folder, dataset_root)
+
+    def fail(path: str, message: str) -> None:
+        problems.append(Problem(path, message, "error", program_id))
+
+    language = language_hint or _guess_language(folder)
+    if language not in LANGUAGES:
+        fail(shown, "unknown language: no .py, .js or .java source files and no language folder")
+        return None
+    sources: dict[str, str] = {}
+    total_bytes = 0
+    for relative in _source_files(folder, language):
+        try:
+            text = read_text(folder / relative, MAX_SOURCE_BYTES, root=folder)
+        except OSError as error:
+            fail(f"{shown}/{relative}", why_unreadable(error))
+            return None
+        sources[relative] = text
+        total_bytes += len(text.encode("utf-8"))
+    if not sources:
+        fail(shown, f"no {language} source files")
+        return None
+    ground_truth = _read_ground_truth(folder / GROUND_TRUTH_FILE, f"{shown}/{GROUND_TRUTH_FILE}",
+                                      problems, program_id, required=require_ground_truth)
+    if ground_truth is None:
+        return None
+    entry_point = find_entry_point(language, sources)
+    if not entry_point:
+        problems.append(Problem(shown, f"no entry point ({_entry_hint(language)})", "warning", program_id))
+    instance = Instance(
+        id=program_id,
+        language=language,
+        root=folder,
+        files=tuple(sources),
+        entry_point=entry_point,
+        ground_truth=ground_truth,
+        provenance=_read_provenance(folder / PROVENANCE_FILE, f"{shown}/{PROVENANCE_FILE}", problems, program_id),
+    )
+    lines = sum(text.count("\n") + (1 if text and not text.endswith("\n") else 0) for text in sources.values())
+    return instance, ProgramStats(files=len(sources), lines=lines, bytes=total_bytes)
+
+
+def parse_ground_truth(text: str) -> CallGraph:
+    """Parse `callgraph.json` text; raises ValueError with a short reason when the shape is wrong."""
+    def refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
+        data = dict(pairs)
+        if len(data) < len(pairs):
+            seen: set[str] = set()
+            duplicated = sorted({key for key, _ in pairs if key in seen or seen.add(key)})
+            raise ValueError(f"duplicate caller keys: {', '.join(duplicated[:3])}")
+        return data
+
+    try:
+        data = parse_json(text, object_pairs_hook=refuse_duplicates)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    problem = refusal(data)
+    if problem:
+        raise ValueError(f"not read: {problem}")
+    if not isinstance(data, dict):
+        raise ValueError(f"expected an object {{caller: [callees]}}, got {type(data).__name__}")
+    for caller, callees in data.items():
+        if not isinstance(callees, list) or not all(isinstance(c, str) for c in callees):
+            raise ValueError(f'callees of "{caller}" must be a list of strings')
+    return CallGraph.from_dict(data)
+
+
+def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,
+                       required: bool) -> CallGraph | None:
+    try:
+        text = read_text(path, MAX_GROUND_TRUTH_BYTES, root=path.parent)
+    except FileNotFoundError:
+        if required:
+            problems.append(Problem(shown, "missing (every program needs its ground truth)", "error", program_id))
+            return None
+        return CallGraph()
+    except OSError as error:
+        problems.append(Problem(shown, why_unreadable(error), "error", program_id))
+        return None
+    try:
+        return parse_ground_truth(text)
+    except ValueError as error:
+        problems.append(Problem(shown, str(error), "error", program_id))
+        return None
+
+
+def _read_provenance(path: Path, shown: str, problems: list[Problem], program_id: str) -> Provenance:
+    try:
+        text = read_text(path, MAX_README_BYTES, root=path.parent, errors="replace")
+    except FileNotFoundError:
+        return Provenance()
+    except OSError as error:
+        problems.append(Problem(shown, f"{why_unreadable(error)}; no provenance shown", "warning", program_id))
+        return Provenance()
+    source = original = ""
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("-*").strip()
+        key, sep, value = stripped.partition(":")
+        if not sep:
+            continue
+        key = key.strip().strip("*").strip().lower()
+        if key == "source" and not source:
+            source = value.strip()
+        elif key == "original file" and not original:
+            original = value.strip().strip("`")
+    return Provenance(source_url=source, original_file=original)
+
+
+def program_folders(root: Path, layout: str, languages: tuple[str, ...],
+                    problems: list[Problem]) -> Iterator[tuple[Path, str | None]]:
+    """(program folder, language from its parent folder or None) for every candidate program."""
+    if layout == "program":
+        yield root, _language_from_folder_name(root.parent.name)
+        return
+    if layout == "folder":
+        hint = _language_from_folder_name(root.name)
+        for child in _subdirs_inside(root, root, problems):
+            yield child, hint
+        return
+    benchmark = root / "benchmark"
+    for child in _subdirs_inside(benchmark, root, problems):
+        if child.name not in LANGUAGES:
+            problems.append(Problem(f"benchmark/{child.name}", "unknown language folder (expected python, "
+                                    "javascript or java); skipped", "warning"))
+    for language in languages:
+        folder = benchmark / language
+        if folder.is_dir() and inside(folder, root):
+            for child in _subdirs_inside(folder, root, problems):
+                yield child, language
+
+
+def _source_files(folder: Path, language: str) -> list[str]:
+    suffixes = SOURCE_SUFFIXES[language]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+        relative_dir = os.path.relpath(dirpath, folder)
+        for name in sorted(filenames):
+            if name.endswith(suffixes) and not name.startswith("."):
+                found.append(name if relative_dir == "." else f"{relative_dir}/{name}".replace(os.sep, "/"))
+    return found
+
+
+def _guess_language(folder: Path) -> str | None:
+    hint = _language_from_folder_name(folder.parent.name)
+    if hint:
+        return hint
+    counts = {language: len(_source_files(folder, language)) for language in LANGUAGES}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else None
+
+
+def _language_from_folder_name(name: str) -> str | None:
+    aliases = {"py": "python", "js": "javascript", "node": "javascript"}
+    name = name.lower()
+    return name if name in LANGUAGES else aliases.get(name)
+
+
+def _entry_hint(language: str) -> str:
+    return {"python": "main.py not found",
+            "javascript": "main.js not found and more than one .js file",
+            "java": "no class declares public static void main"}[language]
+
+
+def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
+    """The subfolders of `folder` that are inside the dataset `root`; each one linked from elsewhere is a
+    Problem (a link to `/usr` would otherwise be walked as a program)."""
+    if not inside(folder, root):
+        problems.append(Problem(shown_path(folder, root), f"a link leaving the dataset (to {os.path.realpath(folder)})"
+                                "; not followed"))
+        return []
+    kept = []
+    for child in _subdirs(folder):
+        if inside(child, root):
+            kept.append(child)
+        else:
+            problems.append(Problem(shown_path(child, root), "a link leaving the dataset (to "
+                                    f"{os.path.realpath(child)}); not followed", "error", child.name))
+    return kept
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")
+            and e.name not in SKIPPED_DIRS]
+
+
+def _is_source(name: str) -> bool:
+    return any(name.endswith(s) for suffixes in SOURCE_SUFFIXES.values() for s in suffixes)
+
+
+def shown_path(folder: Path, root: Path | None) -> str:
+    if root is None:
+        return str(folder)
+    try:
+        relative = folder.relative_to(root).as_posix()
+    except ValueError:
+        return str(folder)
+    return relative if relative != "." else str(folder)
+
+
+__all__ = [
+    "GROUND_TRUTH_FILE",
+    "Dataset",
+    "Problem",
+    "ProgramStats",
+    "detect_layout",
+    "load_dataset",
+    "load_program",
+    "parse_ground_truth",
+    "repo_of",
+]

@@ -1,0 +1,262 @@
+"""One chat-completion request to an OpenAI-compatible endpoint, with our own retries.
+
+Shared by the model runner (`llm_runner`, many programs at once) and the instance builder
+(`build.harness`, one harness at a time). Retries are ours (the client's are off) so every
+wait can be cancelled: 429 (honouring Retry-After), 5xx, timeouts, connection errors and
+answers that are not chat-completion JSON are retried with exponential backoff and jitter.
+The API key is only handed to the client and is scrubbed from every message.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+import openai
+
+from core.errors import EndpointError
+from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key
+from core.llm.endpoints import RunSettings
+from core.llm.prompts import prompt_hash
+from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
+from core.scoring.answers import REPLACEMENT_CHARACTER
+from core.verdicts import now_iso
+
+log = logging.getLogger(__name__)
+
+BACKOFF_BASE_S = 0.5  # first retry waits 0.25-0.5 s, then doubling...
+BACKOFF_CAP_S = 30.0  # ...up to this
+RETRY_AFTER_CAP_S = 60.0  # the longest Retry-After honoured
+RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
+NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
+POLL_S = 0.05  # how often a cancel event is looked at
+MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads pairs escaped surrogate pairs; these are alone
+
+
+@dataclass
+class ChatAnswer:
+    """One successful HTTP answer (fresh or from the cache)."""
+
+    content: str | None
+    finish_reason: str | None
+    tokens_in: int | None
+    tokens_out: int | None
+    latency_s: float | None
+    attempts: int = 0
+
+
+class ChatFailure(Exception):
+    """A request that will not succeed. kind: "instance" (this request only), "rejected" (a 4xx
+    for this request), "transport" (retries used up), "fatal" (the endpoint cannot be used at all:
+    refused key, unknown model, wrong URL) or "cancelled"."""
+
+    def __init__(self, kind: str, message: str, attempts: int):
+        super().__init__(message)
+        self.kind, self.message, self.attempts = kind, message, attempts
+
+
+class _Malformed(Exception):
+    """A 200 answer that is not a chat completion."""
+
+
+class ChatRequester:
+    """Requests to one endpoint (`settings`) with retries; `backoff_base_s` is shortened by tests."""
+
+    def __init__(self, settings: RunSettings, api_key: str | None = None, backoff_base_s: float = BACKOFF_BASE_S):
+        self.settings, self.backoff_base_s = settings, backoff_base_s
+        self._api_key = api_key
+
+    def open_client(self) -> openai.AsyncOpenAI:
+        try:
+            return openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY,
+                                      max_retries=0, timeout=self.settings.timeout_s,
+                                      http_client=bounded_http_client(self.settings.timeout_s))
+        except openai.OpenAIError as error:
+            raise EndpointError(self.one_line(f"{self.settings.base_url}: cannot use the endpoint: {error}")) from None
+
+    async def request(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], label: str) -> ChatAnswer:
+        """The HTTP request with our retries; raises ChatFailure when it will not succeed."""
+        settings = self.settings
+        attempt = 0
+        while True:
+            attempt += 1
+            log.debug("%s: request %d to %s (model %s)", label, attempt, settings.base_url, settings.model)
+            started = time.perf_counter()
+            wait = None
+            try:
+                async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
+                    response = await client.chat.completions.with_raw_response.create(  # both limits, as the paper
+                        model=settings.model, messages=messages, temperature=settings.temperature,
+                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens)
+                answer = _read_completion(response.http_response.content)
+                answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
+                log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
+                return answer
+            except openai.APIStatusError as error:
+                code = error.status_code
+                if code in (401, 403):
+                    raise ChatFailure("fatal", f"{settings.base_url}: the endpoint refused the API key ({code})",
+                                      attempt) from None
+                if code == 404:
+                    raise ChatFailure("fatal", self._not_found(error), attempt) from None
+                if code < 500 and code not in RETRIED_STATUS:
+                    raise ChatFailure("rejected", f"the endpoint rejected the request ({code}): "
+                                                  f"{_server_message(error)}", attempt) from None
+                problem, wait = f"HTTP {code}: {_server_message(error)}", _retry_after(error.response.headers)
+            except ResponseLimitExceeded as error:
+                if error.kind == "size":  # asking again would read the same flood
+                    raise ChatFailure("instance", self.one_line(error.message), attempt) from None
+                problem = error.message
+            except (openai.APITimeoutError, TimeoutError):
+                problem = f"no answer within {settings.timeout_s:g} s"
+            except openai.APIConnectionError as error:
+                cause = error.__cause__ or error
+                problem = f"cannot reach {settings.base_url} ({type(cause).__name__}: {cause})"
+            except _Malformed as error:
+                problem = str(error)
+            except openai.OpenAIError as error:  # anything else the client raises: this request only
+                raise ChatFailure("instance", f"the client failed: {type(error).__name__}: {error}", attempt) from None
+            problem = self.one_line(problem)
+            if attempt > settings.retries:
+                raise ChatFailure("transport", f"{problem} (gave up after {attempt} attempts)", attempt)
+            delay = wait if wait is not None else _backoff(attempt, self.backoff_base_s)
+            log.warning("%s: %s; retry %d of %d in %.2f s", label, problem, attempt, settings.retries, delay)
+            await asyncio.sleep(delay)
+
+    def one_line(self, text: str) -> str:
+        """One line, not too long, and never the API key (a server may echo it)."""
+        if self._api_key:
+            text = text.replace(self._api_key, "***")
+        return clip(" ".join(_valid_text(text).split()), 300)
+
+    def _not_found(self, error: openai.APIStatusError) -> str:
+        message = _server_message(error)
+        if error.code == "model_not_found" or "model" in message.lower():
+            return f"model '{self.settings.model}' not found at {self.settings.base_url} (404: {message})"
+        return (f"{self.settings.base_url}/chat/completions: not found (404); check the endpoint URL "
+                "(it usually ends in /v1)")
+
+
+def ask(settings: RunSettings, messages: list[dict[str, str]], *, api_key: str | None = None,
+        cache: AnswerCache | None = None, label: str = "request", cancel: threading.Event | None = None,
+        backoff_base_s: float = BACKOFF_BASE_S) -> tuple[ChatAnswer, bool]:
+    """One request on the calling thread: (answer, whether it came from the cache). Raises ChatFailure.
+
+    Caching follows the model runner: keyed by the messages' hash, URL, model, temperature and
+    token limit; read only with `settings.use_cache`, always written after a fresh answer.
+    """
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    user = "\n".join(m["content"] for m in messages if m["role"] != "system")
+    identity = cache_key(prompt_hash(system, user), settings)
+    cache = cache if cache is not None and cache.available else None
+    if cache is not None and settings.use_cache:
+        hit = cache.get(identity)
+        if hit is not None:
+            return ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s), True
+    requester = ChatRequester(settings, api_key, backoff_base_s)
+    answer = asyncio.run(_ask_cancellable(requester, messages, label, cancel))
+    if cache is not None:
+        cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out,
+                                         answer.latency_s, now_iso()))
+    return answer, False
+
+
+async def _ask_cancellable(requester: ChatRequester, messages, label: str,
+                           cancel: threading.Event | None) -> ChatAnswer:
+    client = requester.open_client()
+    try:
+        task = asyncio.create_task(requester.request(client, messages, label))
+        while not task.done():
+            if cancel is not None and cancel.is_set():
+                task.cancel()
+                raise ChatFailure("cancelled", "cancelled", 0)
+            await asyncio.wait({task}, timeout=POLL_S)
+        return task.result()
+    finally:
+        await client.close()
+
+
+def _read_completion(body: bytes) -> ChatAnswer:
+    """content, finish_reason and usage of choices[0]; _Malformed when it is not a chat completion."""
+    try:
+        data = json.loads(body, parse_int=_int_or_none)
+    except ValueError:
+        raise _Malformed(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
+    if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
+        error = data["error"]
+        detail = error.get("message") if isinstance(error, dict) else error
+        raise _Malformed(f"the endpoint answered with an error: {detail}")
+    choices = data.get("choices") if isinstance(data, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise _Malformed("the answer is not a chat completion (no choices[0].message)")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
+    finish_reason = choice.get("finish_reason")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
+                   _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None)
+
+
+def _int_or_none(digits: str) -> int | None:
+    """A JSON integer, or None for one too long to be a count (Python refuses over 4,300 digits)."""
+    return int(digits) if len(digits) <= MAX_INT_DIGITS else None
+
+
+def _valid_text(text: str | None) -> str | None:
+    """`text` with every lone surrogate (a JSON `\\ud800` escape with no pair) replaced by U+FFFD:
+    such text cannot be encoded, stored or printed. `core.scoring.answers` reports the replacements."""
+    return text if text is None else _LONE_SURROGATE.sub(REPLACEMENT_CHARACTER, text)
+
+
+def _count_or_none(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _server_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error")
+        message = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
+        if message:
+            return str(message)
+    text = error.response.text if error.response is not None else ""
+    return clip(" ".join(text.split()), 120) or error.response.reason_phrase or "no details"
+
+
+def _retry_after(headers) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date), capped."""
+    seconds = None
+    if headers.get("retry-after-ms"):
+        try:
+            seconds = float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if seconds is None and value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            try:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError):
+                return None
+    return None if seconds is None else min(max(seconds, 0.0), RETRY_AFTER_CAP_S)
+
+
+def _backoff(attempt: int, base_s: float) -> float:
+    """Exponential backoff with jitter: half to all of base * 2^(attempt-1), capped."""
+    return min(BACKOFF_CAP_S, base_s * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

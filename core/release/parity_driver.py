@@ -1,0 +1,59 @@
+"""Run the user's TraceEval release's own functions and print what they return, as JSON.
+
+Started by `core.release.parity` as `python parity_driver.py JOB.json` with the user's interpreter; it
+uses only the standard library and the release's `scripts/` (put first on `sys.path`), so it runs
+wherever the release runs. For each job item it calls, exactly as the release's own scripts do:
+- `compute_metrics.score_one(gt_dir, results_path, language, norm_modes=list(normalize_edges.ALL_MODES))`
+  and `compute_metrics.prf1(tp, fp, fn)`, per (model, language) results file;
+- `run_llm.build_prompt(benchmark_dir, ground_truth, language)`, per sampled program;
+- `run_llm.parse_llm_response(response, ground_truth)`, per sampled raw answer.
+An item that raises is reported with its error; the others still run.
+"""
+import json
+import platform
+import sys
+import traceback
+from pathlib import Path
+
+
+def _error() -> str:
+    kind, value, _ = sys.exc_info()
+    return f"{kind.__name__}: {value}".splitlines()[0][:300] + "\n" + traceback.format_exc(limit=-2)[-600:]
+
+
+def main(job_path: str) -> None:
+    job = json.loads(Path(job_path).read_text(encoding="utf-8"))
+    sys.path.insert(0, job["scripts"])
+    import compute_metrics
+    import normalize_edges
+    import run_llm
+
+    modes = list(normalize_edges.ALL_MODES)
+    out = {"python": sys.executable, "python_version": platform.python_version(), "modes": modes,
+           "scores": [], "prompts": [], "answers": []}
+    for item in job["scores"]:
+        try:
+            tp, fp, fn, scored, missing, *_ = compute_metrics.score_one(Path(job["gt_dir"]), Path(item["path"]),
+                                                                       item["language"], norm_modes=modes)
+            precision, recall, f1 = compute_metrics.prf1(tp, fp, fn)
+            out["scores"].append({**item, "tp": tp, "fp": fp, "fn": fn, "programs": scored, "missing": missing,
+                                  "precision": precision, "recall": recall, "f1": f1})
+        except Exception:  # noqa: BLE001 - the reference code's failure is reported per item
+            out["scores"].append({**item, "error": _error()})
+    for item in job["prompts"]:
+        try:
+            truth = json.loads(Path(item["dir"], "callgraph.json").read_text(encoding="utf-8"))
+            out["prompts"].append({**item, "messages": run_llm.build_prompt(item["dir"], truth, item["language"])})
+        except Exception:  # noqa: BLE001 - the reference code's failure is reported per item
+            out["prompts"].append({**item, "error": _error()})
+    for item in job["answers"]:
+        try:
+            truth = json.loads(Path(item["dir"], "callgraph.json").read_text(encoding="utf-8"))
+            out["answers"].append({**item, "graph": run_llm.parse_llm_response(item["response"], truth)})
+        except Exception:  # noqa: BLE001 - the reference code's failure is reported per item
+            out["answers"].append({**item, "error": _error()})
+    sys.stdout.write(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,85 @@
+"""Write a model's predictions as released results files (`<slug>_<language>_t0.0_r0.json`),
+so the authors' scripts can read what this tool produced or re-scored.
+
+Per-record `metrics` and `edge_diff` use the paper's rule (zero denominators give 0) after
+the given normalisation and rule set (the paper's by default); `aggregate_metrics` is the micro
+score over the file's records. The metadata names the rule set and the prompts' wording ("studio
+wording, not the paper's" unless the answers came from prompts in the user's release's words),
+and each record keeps its prompt's hash and wording tag.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.dataset.workspace import Workspace
+from core.llm.prompt_wording import wording_label
+from core.records import LANGUAGES
+from core.scoring.answers import scored_graph
+from core.scoring.metrics import diff_edges, micro_scores, sum_counts
+from core.scoring.normalise import MODES, normalise_edges
+from core.scoring.rules import DEFAULT_RULES, rules_title
+
+
+def model_slug(model: str) -> str:
+    """The released files' spelling: `claude-sonnet-4.6` -> `claude-sonnet-4_6`."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", model.replace(".", "_")).strip("_") or "model"
+
+
+def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iterable[str] = MODES,
+                           metadata: dict | None = None, temperature: float = 0.0, run_id: int = 0,
+                           rules: str = DEFAULT_RULES) -> list[Path]:
+    """One file per language the model has predictions for; returns the paths written."""
+    modes = frozenset(modes)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    predictions = ws.predictions(model)
+    written = []
+    for language in LANGUAGES:
+        keys = sorted(k for k, p in predictions.items() if p.language == language)
+        if not keys:
+            continue
+        truths = ws.ground_truths(keys)
+        results, counts = {}, []
+        for key in keys:
+            prediction, truth = predictions[key], truths[key]
+            graph = scored_graph(prediction, truth.keys, rules)
+            diff = diff_edges(normalise_edges(truth.edges, language, modes, rules),
+                              normalise_edges(graph.edges, language, modes, rules))
+            counts.append(diff.counts)
+            scores = micro_scores(diff.counts)
+            results[prediction.instance_id] = {
+                "raw_response": prediction.raw_response or "",
+                "prediction": graph.to_dict(),
+                "prompt_hash": prediction.prompt_hash, "prompt_wording": prediction.prompt_wording,
+                "ground_truth": truth.to_dict(),
+                "metrics": {"tp": diff.counts.tp, "fp": diff.counts.fp, "fn": diff.counts.fn,
+                            "precision": scores.precision, "recall": scores.recall, "f1": scores.f1},
+                "edge_diff": {"tp": [list(e) for e in diff.tp], "fp": [list(e) for e in diff.fp],
+                              "fn": [list(e) for e in diff.fn]},
+                "input": {"files": len(ws.instance(key).files), "parse_problems": list(prediction.parse_problems)},
+            }
+        total = sum_counts(counts)
+        aggregate = micro_scores(total)
+        meta = {"model": model, "language": language, "temperature": temperature, "run_id": run_id,
+                "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "num_benchmarks": len(results),
+                "aggregate_metrics": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
+                                      "precision": aggregate.precision, "recall": aggregate.recall,
+                                      "f1": aggregate.f1, "normalisation": sorted(modes)},
+                "rules": rules, "rules_title": rules_title(rules),
+                "prompt_wording": _wordings(predictions[key].prompt_wording for key in keys),
+                **(metadata or {})}
+        path = out_dir / f"{model_slug(model)}_{language}_t{temperature}_r{run_id}.json"
+        path.write_text(json.dumps({"metadata": meta, "results": results}, indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _wordings(tags: Iterable[str]) -> str | list[str]:
+    """One label when every answer's prompt had the same wording, else each label once."""
+    labels = sorted({wording_label(tag) for tag in tags})
+    return labels[0] if len(labels) == 1 else labels

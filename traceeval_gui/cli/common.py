@@ -1,0 +1,184 @@
+"""What every command needs: the dataset and workspace from the options, progress on stderr, Ctrl-C."""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.dataset.indexing import IndexReport, open_dataset
+from core.dataset.workspace import Workspace
+from core.errors import UsageError
+from core.llm.endpoints import RunSettings
+from core.llm.prompt_wording import PromptWording
+from core.records import LANGUAGES
+from core.release.archive import dataset_folder
+from core.release.checkout import RELEASE_ENV, prompt_wording
+from core.report.terminal_text import raw_stream, visible
+from core.scoring.normalise import parse_modes
+from core.scoring.rules import DEFAULT_RULES, RULE_SETS, parse_rules
+from core.scoring.scores import Selection, default_split, parse_languages
+from resources import DEMO_DATASET
+
+
+def dataset_root(given: str | None) -> Path:
+    """The dataset folder named on the command line (a release checkout: its corpus, extracted once), or the demo."""
+    if not given:
+        return DEMO_DATASET
+    return dataset_folder(Path(given).expanduser().resolve(), ProgressLine("extracting", minimum_total=1))
+
+
+def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexReport]:
+    """Open the workspace for the command's dataset; the demo dataset brings its illustrative results."""
+    root = dataset_root(dataset if dataset is not None else getattr(args, "dataset", None))
+    return open_dataset(root, getattr(args, "workspace", None), getattr(args, "splits", None),
+                        progress=ProgressLine("indexing"))
+
+
+def rules_from(args) -> str:
+    return parse_option(parse_rules, getattr(args, "rules", None) or DEFAULT_RULES)
+
+
+def rules_option(parser, what: str = "names, answers and prompts are read") -> None:
+    parser.add_argument("--rules", choices=tuple(RULE_SETS), default=DEFAULT_RULES,
+                        help=f"how {what}: paper (the TraceEval release's exact rules, the default) or studio "
+                             "(this project's own reading, labelled as not the paper's)")
+
+
+def release_option(parser) -> None:
+    parser.add_argument("--release", metavar="DIR",
+                        help="your checkout of the TraceEval release (or its scripts/ folder or run_llm.py): the "
+                             "prompt takes the paper's own wording from it, never running it (default: "
+                             f"${RELEASE_ENV}, else a checkout next to the dataset, else this project's wording, "
+                             "labelled as not the paper's)")
+
+
+def wording_from(args, ws: Workspace) -> PromptWording:
+    """The prompt wording for a command: the release given, found or the studio's (see core.release.checkout)."""
+    root = ws.setting("dataset_root")
+    return prompt_wording(getattr(args, "release", None), Path(root) if root else None)
+
+
+def modes_from(args) -> frozenset[str]:
+    if getattr(args, "no_normalize", False):
+        return frozenset()
+    return parse_option(parse_modes, args.modes)
+
+
+def selection_from(args, ws: Workspace) -> Selection:
+    languages = parse_option(parse_languages, args.languages)
+    split = default_split(ws) if args.split is None else (None if args.split == "all" else args.split)
+    return Selection(languages=languages, split=split, repo=args.repo)
+
+
+def parse_option(parse, text: str):
+    """`parse(text)`, with its ValueError turned into a usage error (a one-line message, exit 2)."""
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+class ProgressLine:
+    """A one-line progress bar on stderr, shown only on a terminal and only for long work."""
+
+    def __init__(self, label: str, minimum_total: int = 200):
+        self.label = label
+        self.minimum_total = minimum_total
+        self.shown = False
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if total < self.minimum_total or not sys.stderr.isatty():
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        terminal = raw_stream(sys.stderr)  # its own \r goes through; the label (a model name) is made visible
+        terminal.write(f"\r{visible(self.label)} [{'#' * filled}{' ' * (width - filled)}] {done:,}/{total:,}")
+        self.shown = True
+        if done >= total:
+            terminal.write("\n")
+        terminal.flush()
+
+
+def model_names(text: str | None, ws) -> list[str] | None:
+    """The models named in a comma list (None when none given); an unknown name is a usage error."""
+    if not text:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    known = {m.name for m in ws.models()}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
+    return names
+
+
+def instance_key_of(ws, given: str) -> str:
+    """An instance key from `language/id` or a bare id (which must name one program)."""
+    if "/" in given and given.split("/", 1)[0] in LANGUAGES:
+        if not ws.has_instance(given):
+            raise UsageError(f"no program {given} in the dataset")
+        return given
+    keys = [f"{language}/{given}" for language in LANGUAGES if ws.has_instance(f"{language}/{given}")]
+    if not keys:
+        raise UsageError(f"no program {given!r} in the dataset")
+    if len(keys) > 1:
+        raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
+    return keys[0]
+
+
+@contextmanager
+def sigint_sets(event: threading.Event, message: str = "stopping: finished answers are kept; run the same command "
+                                                        "again to resume (Ctrl-C again to quit at once)"):
+    """The first Ctrl-C sets `event` (the work stops cleanly), a second one raises KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(_signum, _frame):
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        print(f"\n{message}", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def endpoint_options(parser, timeout_option: str = "--timeout") -> None:
+    """The request and decoding options of every command that asks a model (`run_settings` reads them)."""
+    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0, the paper's)")
+    parser.add_argument("--max-tokens", type=int, default=4096, help="output token limit (default 4096, the paper's)")
+    parser.add_argument(timeout_option, dest="request_timeout", type=float, default=300.0, metavar="SECONDS",
+                        help="per-request time limit (default 300)")
+    parser.add_argument("--retries", type=int, default=5, help="retries on 429, 5xx, timeouts (default 5)")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument("--no-cache", action="store_true", help="always ask the endpoint (the cache is still filled)")
+
+
+def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
+    return RunSettings(base_url=args.base_url, model=args.model, name=name, temperature=args.temperature,
+                       max_tokens=args.max_tokens, timeout_s=args.request_timeout, concurrency=concurrency,
+                       retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env,
+                       rules=getattr(args, "rules", DEFAULT_RULES))
+
+
+def instance_arg(parser) -> None:
+    """The INSTANCE positional of the commands about one program."""
+    parser.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")
+
+
+def write_output(text: str, output: str | None) -> int:
+    """`text` to the file given with -o (saying so), else to stdout; an unwritable file is a usage error."""
+    if not output:
+        print(text, end="")
+        return 0
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
+    print(f"wrote {output}")
+    return 0

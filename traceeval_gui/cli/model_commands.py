@@ -1,0 +1,265 @@
+"""`traceeval prompt | predict | answer | runs`: TraceEval prompts through any OpenAI-compatible endpoint."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import UsageError
+from core.llm.dry_run import dry_run
+from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
+from core.llm.prices import PriceTable
+from core.llm.prompt_wording import wording_label
+from core.llm.prompts import approximate_tokens, build_prompt
+from core.results.writer import write_released_results
+from core.scoring.answers import answer_lines, unanswered_questions
+from core.scoring.normalise import MODES
+from core.scoring.rules import PAPER, rules_title
+from core.scoring.scores import score_table
+from core.scoring.tables import render_table
+from traceeval_gui.cli.common import (
+    ProgressLine,
+    endpoint_options,
+    instance_arg,
+    instance_key_of,
+    model_names,
+    open_workspace,
+    release_option,
+    rules_option,
+    run_settings,
+    selection_from,
+    sigint_sets,
+    wording_from,
+)
+
+if TYPE_CHECKING:
+    from core.llm.runner import RunReport
+
+
+def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
+    prompt = commands.add_parser(
+        "prompt", help="show the exact TraceEval prompt for one program (system and user message)",
+        description="Print the prompt a model gets for one program, exactly as the paper's run_llm.py assembles it: "
+                    "the system message, then the user message with the instructions, the language's worked "
+                    "example, every source file fenced and labelled with its path, and the numbered questions. "
+                    "The words are your TraceEval release's (--release) or, without one, this project's own, and "
+                    "the output says which.")
+    instance_arg(prompt)
+    prompt.add_argument("--dataset", help=dataset_help)
+    workspace_args(prompt)
+    release_option(prompt)
+    rules_option(prompt, "the prompt is assembled")
+    prompt.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: the wording, then both messages; json: messages, question keys, hash, size "
+                             "and wording")
+    prompt.set_defaults(handler=show_prompt)
+
+    predict = commands.add_parser(
+        "predict", help="run a model on the benchmark through an OpenAI-compatible endpoint (resumable)",
+        description="Send every selected program's TraceEval prompt (in your release's wording with --release, "
+                    "else this project's, labelled as not the paper's) to an OpenAI-compatible chat-completions "
+                    "endpoint (OpenAI, vLLM, Ollama, ...), parse the answers with the paper's parser and store "
+                    "them in the workspace as model NAME (default: the model id). Answered programs are skipped, "
+                    "so an interrupted run resumes where it stopped; answers are cached by prompt, model and "
+                    "parameters. Writes released results files (<model>_<language>_t0.0_r0.json) and prints "
+                    "the paper's score table. The API key comes from --api-key-env, $TRACEEVAL_API_KEY, "
+                    "$OPENAI_API_KEY or the user's credentials file; it is never logged or stored. "
+                    "Exit status 1 when some programs could not be answered, 130 when interrupted.")
+    dataset_args(predict)
+    predict.add_argument("--model", required=True, help="model id sent to the endpoint")
+    predict.add_argument("--base-url", required=True, metavar="URL",
+                         help="the endpoint's base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
+    predict.add_argument("--name", help="name of the model in the workspace (default: the model id)")
+    predict.add_argument("--split", choices=("test", "train", "all"),
+                         help="programs to ask (default: test when the dataset has split files, else all)")
+    predict.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
+    predict.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
+    predict.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
+    predict.add_argument("--limit", type=int, metavar="N",
+                         help="only the first N selected programs (language, id order)")
+    predict.add_argument("--jobs", type=int, default=4, metavar="N", help="requests in flight at once (default 4)")
+    endpoint_options(predict)
+    release_option(predict)
+    rules_option(predict, "the prompt is assembled")
+    predict.add_argument("--prices", metavar="FILE",
+                         help='price table JSON '
+                              '{"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
+    predict.add_argument("--redo", action="store_true", help="ask again for programs already answered")
+    predict.add_argument("--out", metavar="DIR", default="results",
+                         help="folder for the released results files (default: ./results)")
+    predict.add_argument("--no-results-files", action="store_true", help="do not write released results files")
+    predict.add_argument("--dry-run", action="store_true",
+                         help="build the prompts and report how many would be sent and their size; send nothing")
+    predict.set_defaults(handler=predict_command)
+
+    answer = commands.add_parser(
+        "answer", help="one model's raw answer for one program, each line marked as the parser read it",
+        description="Print the stored raw response with every line's reading: which question it answers "
+                    "(and its key), lines that were superseded, out of range or ignored (prose, fences), "
+                    "questions with no answer line, and the parse problems.")
+    instance_arg(answer)
+    answer.add_argument("--model", required=True, help="model name (see 'traceeval models')")
+    answer.add_argument("--dataset", help=dataset_help)
+    workspace_args(answer)
+    answer.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: each line with its reading; json: lines, unanswered questions, parse problems")
+    answer.set_defaults(handler=show_answer)
+
+    runs = commands.add_parser("runs", help="the model runs made with 'predict' and how they ended")
+    dataset_args(runs)
+    runs.add_argument("--model", help="only this model")
+    runs.set_defaults(handler=show_runs)
+
+
+def show_prompt(args) -> int:
+    ws, _ = open_workspace(args, args.dataset)
+    with ws:
+        instance = ws.instance(instance_key_of(ws, args.instance))
+        wording = wording_from(args, ws)
+    prompt = build_prompt(instance, wording=wording, rules=args.rules)
+    if args.format == "json":
+        chars = len(prompt.system) + len(prompt.user)
+        print(json.dumps({"instance": prompt.instance_key, "language": prompt.language, "hash": prompt.hash,
+                          "wording": prompt.wording_label, "wording_tag": prompt.wording, "release": wording.path,
+                          "rules": prompt.rules, "messages": prompt.messages, "keys": list(prompt.keys),
+                          "characters": chars, "approx_tokens": approximate_tokens(chars)},
+                         indent=2, ensure_ascii=False))
+    else:
+        print(prompt.render(), end="")
+    return 0
+
+
+def predict_command(args) -> int:
+    from core.llm.runner import pending_keys  # the runner brings the model client (openai)
+
+    settings = run_settings(args, name=args.name or "", concurrency=args.jobs)
+    prices = PriceTable.load(Path(args.prices)) if args.prices else None
+    ws, _ = open_workspace(args)
+    with ws:
+        wording = wording_from(args, ws)
+        selection = selection_from(args, ws)
+        keys = _selected_keys(ws, args, selection)
+        todo = pending_keys(ws, settings, keys, redo=args.redo)
+        print(f"{settings.stored_name}: {len(keys):,} program(s) selected, {len(keys) - len(todo):,} already "
+              f"answered, {len(todo):,} to ask ({settings.base_url}, {settings.concurrency} at once)", file=sys.stderr)
+        print(f"prompts: {wording.label}; {rules_title(settings.rules)}", file=sys.stderr)
+        if args.dry_run:
+            return _dry_run(ws, todo, settings, prices, wording)
+        remember_endpoint(settings)
+        report = _run_with_interrupt(ws, settings, keys, prices, args.redo, wording)
+        _print_report(report)
+        name = settings.stored_name
+        if not args.no_results_files and ws.predicted_keys(name):
+            for path in write_released_results(ws, name, Path(args.out), MODES,
+                                               {"endpoint_model": settings.model, "base_url": settings.base_url}):
+                print(f"wrote {path}", file=sys.stderr)
+        if ws.predicted_keys(name):
+            print(render_table(score_table(ws, [name], selection, frozenset(MODES)), "text"), end="")
+    if report.status == "interrupted" or report.status == "cancelled":
+        return 130
+    return 0 if report.status == "finished" and not report.failed else 1
+
+
+def _selected_keys(ws, args, selection) -> list[str]:
+    if args.instances:
+        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
+    else:
+        keys = [row.key for row in selection.rows(ws)]
+    if args.limit is not None:
+        if args.limit < 0:
+            raise UsageError(f"--limit must be 0 or more (got {args.limit})")
+        keys = keys[:args.limit]
+    if not keys:
+        raise UsageError("no programs selected (check --split, --languages, --repo and --instances)")
+    return keys
+
+
+def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording) -> int:
+    estimate = dry_run(ws, keys, settings, wording, prices)
+    line = (f"dry run: {estimate.prompts:,} prompt(s), {estimate.characters:,} characters, "
+            f"≈{estimate.input_tokens:,} input tokens")
+    if estimate.input_cost is not None:
+        line += f", ≈${estimate.input_cost:,.2f} input cost (output not included)"
+    print(line)
+    return 0
+
+
+def _run_with_interrupt(ws, settings, keys, prices, redo, wording) -> RunReport:
+    """Ctrl-C asks the runner to stop (answers already stored stay); a second Ctrl-C exits at once."""
+    from core.llm.answer_cache import AnswerCache
+    from core.llm.runner import run_model
+
+    cancel = threading.Event()
+    progress = ProgressLine(settings.stored_name, minimum_total=1)
+    with sigint_sets(cancel):
+        return run_model(ws, settings, keys, api_key=resolve_api_key(settings), prices=prices,
+                         cache=AnswerCache(), redo=redo, progress=progress, cancel=cancel, wording=wording)
+
+
+def _print_report(report: RunReport) -> None:
+    print(f"{report.model}: {report.status}: {report.outcome_text()}", file=sys.stderr)
+    if report.tokens_in or report.tokens_out:
+        cost = f", ${report.cost_usd:,.4f}" if report.cost_usd is not None else ""
+        print(f"tokens: {report.tokens_in:,} in, {report.tokens_out:,} out{cost}", file=sys.stderr)
+    for key, error in report.failed[:20]:
+        print(f"failed: {key}: {error}", file=sys.stderr)
+    if len(report.failed) > 20:
+        print(f"failed: … and {len(report.failed) - 20:,} more (see 'traceeval runs')", file=sys.stderr)
+    if report.message:
+        print(f"{report.status}: {report.message}", file=sys.stderr)
+    if report.status != "finished" or report.failed:
+        print("run the same command again to ask only the programs still unanswered", file=sys.stderr)
+
+
+def show_answer(args) -> int:
+    ws, _ = open_workspace(args, args.dataset)
+    with ws:
+        key = instance_key_of(ws, args.instance)
+        model_names(args.model, ws)
+        prediction = ws.predictions(args.model, [key]).get(key)
+        keys = ws.instance(key).ground_truth.keys
+    if prediction is None:
+        print(f"{args.model} has no answer for {key}")
+        return 1
+    lines = answer_lines(prediction.raw_response or "", keys)
+    missing = unanswered_questions(lines, keys)
+    wording = wording_label(prediction.prompt_wording)
+    if args.format == "json":
+        print(json.dumps({"instance": key, "model": args.model, "prompt_hash": prediction.prompt_hash,
+                          "prompt_wording": wording,
+                          "parse_problems": list(prediction.parse_problems),
+                          "lines": [dataclasses.asdict(line) for line in lines],
+                          "missing": [{"question": n, "key": keys[n - 1]} for n in missing]},
+                         indent=2, ensure_ascii=False))
+        return 0
+    print(f"{key}  model {args.model}  {len(keys)} question(s)  (prompt: {wording})")
+    for problem in prediction.parse_problems:
+        print(f"parse problem: {problem}")
+    width = len(str(len(lines)))
+    for line in lines:
+        reading = f"-> {line.key}" if line.kind == "answer" else line.note or line.kind.replace("_", " ")
+        marks = "".join(f" ({problem})" for problem in line.problems)
+        print(f"{line.line:>{width}} | {line.text}" + (f"    [{reading}]{marks}" if line.text.strip() else ""))
+    for number in missing:
+        print(f"no answer line for question {number}: {keys[number - 1]}")
+    return 0
+
+
+def show_runs(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        rows = ws.model_run_rows(args.model)
+    if not rows:
+        print("no model runs yet (traceeval predict DATASET --model M --base-url URL)")
+    for row in rows:
+        cost = f", ${row.cost_usd:,.4f}" if row.cost_usd else ""
+        wording = wording_label(row.params.get("prompt_wording", ""), row.params.get("release", ""))
+        rules = rules_title(row.params.get("rules", PAPER))
+        print(f"run {row.id}  {row.model}  {row.started_at}  {row.status}: {row.answered:,} answered, "
+              f"{row.cached:,} cached, {row.skipped:,} skipped, {row.failed:,} failed{cost}  "
+              f"({row.endpoint_model} at {row.base_url}; prompts: {wording}; {rules})"
+              + (f"  {row.message}" if row.message else ""))
+    return 0

@@ -1,0 +1,109 @@
+"""`traceeval import-results | score | diff | models`."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from core.results.importing import import_results as import_into
+from core.results.writer import write_released_results
+from core.scoring.metrics import INSTANCE_RULE, instance_scores
+from core.scoring.rules import rules_title
+from core.scoring.scores import instance_diff, score_table
+from core.scoring.tables import render_table
+from traceeval_gui.cli.common import (
+    instance_key_of,
+    model_names,
+    modes_from,
+    open_workspace,
+    rules_from,
+    selection_from,
+    write_output,
+)
+
+
+def import_results(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        report = import_into(ws, args.results, args.model)
+        for problem in report.problems:
+            print(f"warning: {problem}" if problem.severity == "warning" else f"error: {problem}")
+        if not report.stored:
+            print(f"nothing imported from {report.files} file(s)")
+            return 1
+        for model, count in sorted(report.stored.items()):
+            print(f"{model}: {count:,} prediction(s) stored")
+        print(f"workspace: {ws.path}")
+    return 0
+
+
+def score(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        if args.results:
+            report = import_into(ws, args.results)
+            for problem in report.problems:
+                print(f"{problem.severity}: {problem}", file=sys.stderr)
+        models = model_names(args.models, ws)
+        table = score_table(ws, models, selection_from(args, ws), modes_from(args), group_by=args.by,
+                            confidence=args.ci, resamples=args.resamples, seed=args.seed, rules=rules_from(args))
+        text = render_table(table, args.format)
+    return write_output(text, args.output)
+
+
+def diff(args) -> int:
+    ws, _ = open_workspace(args, args.dataset)
+    with ws:
+        key = instance_key_of(ws, args.instance)
+        model_names(args.model, ws)
+        modes, rules = modes_from(args), rules_from(args)
+        result = instance_diff(ws, args.model, key, modes, rules)
+        if result is None:
+            print(f"{args.model} has no result for {key} (it is reported as missing when scoring)")
+            return 1
+        prediction = ws.predictions(args.model, [key])[key]
+        scores = instance_scores(result.counts)
+    if args.format == "json":
+        print(json.dumps({"instance": key, "model": args.model, "rules": rules, "normalisation": sorted(modes),
+                          "tp": [list(e) for e in result.tp], "fp": [list(e) for e in result.fp],
+                          "fn": [list(e) for e in result.fn], "precision": scores.precision,
+                          "recall": scores.recall, "f1": scores.f1, "instance_rule": INSTANCE_RULE,
+                          "parse_problems": list(prediction.parse_problems)}, indent=2))
+        return 0
+    counts = result.counts
+    print(f"{key}  model {args.model}  {rules_title(rules)}; normalisation: {', '.join(sorted(modes)) or 'off'}")
+    print(f"TP {counts.tp}  FP {counts.fp}  FN {counts.fn}   P {scores.precision:.1%}  R {scores.recall:.1%}  "
+          f"F1 {scores.f1:.1%}   ({INSTANCE_RULE})")
+    for problem in prediction.parse_problems:
+        print(f"parse problem: {problem}")
+    for label, edges in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn)):
+        for caller, callee in edges:
+            print(f"{label}  {caller} -> {callee}")
+    return 0
+
+
+def export_results(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        model_names(args.model, ws)  # a clear error for an unknown model
+        row = next(m for m in ws.models() if m.name == args.model)
+        metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
+        if args.timestamp:
+            metadata["timestamp"] = args.timestamp
+        paths = write_released_results(ws, args.model, Path(args.out), modes_from(args), metadata,
+                                       rules=rules_from(args))
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def models(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        rows = ws.models()
+        if not rows:
+            print("no models imported yet (traceeval import-results DATASET RESULTS...)")
+        for row in rows:
+            flag = "  [illustrative, not real model output]" if row.illustrative else ""
+            print(f"{row.name}: {row.predictions:,} predictions{flag}")
+    return 0

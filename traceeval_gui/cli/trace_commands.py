@@ -1,0 +1,127 @@
+"""`traceeval trace | retrace | doctor`: run the tracers, check stored ground truth, check toolchains."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+from core.dataset.layout import load_program
+from core.dataset.workspace import Workspace, default_workspace_path
+from core.errors import DatasetError, UsageError
+from core.scoring import replay
+from core.scoring.scores import parse_languages
+from traceeval_gui.cli.common import ProgressLine, open_workspace
+from tracers import check_toolchains, trace_instance
+from tracers.base import TraceOptions
+from tracers.retrace import retrace as retrace_instances
+from tracers.sandbox import Limits
+from tracers.sandbox_doctor import sandbox_report
+from tracers.tracelog import now_iso
+
+BATCH_SETTING = "retrace_batch"
+
+
+def trace(args) -> int:
+    folder = Path(args.program).expanduser().resolve()
+    if not folder.is_dir():
+        raise DatasetError(f"{args.program}: not a program folder")
+    problems = []
+    loaded = load_program(folder, args.language, problems, require_ground_truth=False)
+    if loaded is None:
+        raise DatasetError(problems[0].path + ": " + problems[0].message if problems else f"{folder}: cannot load")
+    instance, _ = loaded
+    run = trace_instance(instance, _options(args), runs=args.runs)
+    workspace_path = Path(args.workspace) if args.workspace else default_workspace_path(folder)
+    with Workspace(workspace_path) as ws:
+        run_id = ws.store_run(run)
+    if args.json:
+        print(json.dumps(run.to_dict(), indent=2))
+    else:
+        print(json.dumps(run.graph.to_dict(), indent=2))
+    print(f"traceeval: {instance.key}: {run.status}: {run.message} (run #{run_id} in {workspace_path})",
+          file=sys.stderr)
+    for edge in run.unstable_edges():
+        print(f"traceeval: seen in {edge.runs_seen}/{run.runs} runs only: {edge.caller} -> {edge.callee}",
+              file=sys.stderr)
+    for frame in run.unresolved:
+        print(f"traceeval: unresolved frame ({frame.count}x): {frame.frame}: {frame.reason}", file=sys.stderr)
+    return 0 if run.status == "ok" else 1
+
+
+def retrace(args) -> int:
+    ws, _ = open_workspace(args)
+    with ws:
+        keys = _selected_keys(args, ws)
+        batch = ws.setting(BATCH_SETTING)
+        if args.fresh or batch is None:
+            batch = f"retrace-{now_iso()}"
+            ws.set_setting(BATCH_SETTING, batch)
+        cancel = threading.Event()
+        try:
+            report = retrace_instances(ws, keys, batch=batch, jobs=args.jobs, runs=args.runs, options=_options(args),
+                                       progress=ProgressLine("tracing", minimum_total=1), cancel=cancel)
+        except KeyboardInterrupt:
+            cancel.set()
+            raise
+        statuses = ", ".join(f"{n} {status}" for status, n in sorted(report.statuses.items())) or "nothing new"
+        print(f"traceeval: batch {batch}: traced {report.traced}, already done {report.skipped} "
+              f"({statuses}; {report.seconds:.1f} s, {report.per_second:.1f} programs/s)", file=sys.stderr)
+        if not args.check:
+            return 0
+        runs = ws.latest_runs(batch)
+        truths = ws.ground_truths(keys)
+        diffs = [replay.compare_run(runs[key], truths[key]) for key in keys if key in runs]
+    summary = replay.summarise(diffs)
+    if args.format == "csv":
+        text = replay.to_csv(diffs)
+    elif args.format == "json":
+        text = replay.to_json(diffs, summary)
+    else:
+        text = replay.render_text(diffs, summary, show_agreeing=args.all)
+    _write(text, args.output)
+    if args.output or args.format != "text":
+        print(f"traceeval: {replay.summary_line(summary)}", file=sys.stderr)
+    return 0 if summary.full_agreement else 1
+
+
+def doctor(args) -> int:
+    rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
+    rows += sandbox_report()
+    width = max(len(name) for name, _, _ in rows)
+    for name, ok, detail in rows:
+        print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
+    return 0 if all(ok for _, ok, _ in rows) else 1
+
+
+def _selected_keys(args, ws: Workspace) -> list[str]:
+    if args.instances:
+        keys = [key.strip() for key in args.instances.split(",") if key.strip()]
+        unknown = [key for key in keys if not ws.has_instance(key)]
+        if unknown:
+            raise UsageError(f"not in the dataset: {', '.join(unknown)} (use language/id, e.g. python/calcpad_0001)")
+        return keys
+    try:
+        languages = parse_languages(args.languages)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    split = None if args.split == "all" else args.split
+    return [row.key for row in ws.instance_rows(languages, split)]
+
+
+def _options(args) -> TraceOptions:
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    return TraceOptions(limits=Limits(wall_s=args.timeout))
+
+
+def _write(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    else:
+        print(text)
+
+
+def default_jobs() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))

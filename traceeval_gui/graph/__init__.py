@@ -1,0 +1,1 @@
+"""The graph panel: the layered drawing of one program's edges, its toolbar, tooltips and legend."""

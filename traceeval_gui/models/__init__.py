@@ -1,1 +1,0 @@
-"""Qt item models and view-models that adapt core data for the views (never mutating it)."""

@@ -1,1 +1,0 @@
-"""The workbench's widgets. Each view reads `AppState` and core objects; none mutates them."""
