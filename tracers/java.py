@@ -110,6 +110,8 @@ class JavaTracer:
         try:
             server = self.compile_server()
             agent = self._agent
+            if agent is None:
+                raise TracerError("the compile server started without the agent jar")  # compile_server sets it
             jdk = java_toolchain.find_jdk()
         except TracerError as error:
             return early(traces.TRACER_ERROR, str(error))

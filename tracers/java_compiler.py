@@ -104,6 +104,8 @@ class CompileServer:
             raise TracerError("a source path contains a tab or newline; the compile server cannot take it")
         with self._lock:
             process = self._ensure_started()
+            if process.stdin is None:
+                raise TracerError("the compile server has no input pipe")  # started with stdin=PIPE
             try:
                 process.stdin.write(("\t".join(fields) + "\n").encode("utf-8"))
                 process.stdin.flush()
@@ -147,7 +149,8 @@ class CompileServer:
             process, self._process = self._process, None
         if process is not None and process.poll() is None:
             try:
-                process.stdin.close()
+                if process.stdin is not None:  # always a pipe (see _ensure_started)
+                    process.stdin.close()
                 process.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 process.kill()

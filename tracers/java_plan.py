@@ -81,7 +81,7 @@ def _class_file(nodes: tuple[Node, ...], package: str, source_file: str) -> str 
     files = list(dict.fromkeys(n.file for n in nodes if n.file.rsplit("/", 1)[-1] == source_file))
     folder = package.replace(".", "/")
     in_folder = [f for f in files if f.rpartition("/")[0].endswith(folder)]
-    return (in_folder or files or [None])[0]
+    return next(iter(in_folder or files), None)
 
 
 def _plan_method(cls: CompiledClass, method: CompiledMethod, prefix: str, own: list[tuple[int, Node]],

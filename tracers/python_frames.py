@@ -74,7 +74,7 @@ class FrameNames:
 def _function(nodes: list[Node], line: int, short: str) -> Node | None:
     found = [n for n in nodes if n.kind not in ("module", "lambda") and n.start_line == line]
     named = [n for n in found if n.name.rpartition(".")[2] == short]
-    return (named or found or [None])[0]
+    return next(iter(named or found), None)
 
 
 def _containing(nodes: list[Node], point: Point) -> list[Node]:
@@ -93,4 +93,4 @@ def _enclosing(nodes: list[Node], point: Point, qualname: str) -> Node | None:
     else:
         short = scope.rpartition(".")[2]
         wanted = [n for n in inside if n.kind not in ("module", "lambda") and n.name.rpartition(".")[2] == short]
-    return (wanted or inside or [None])[0]
+    return next(iter(wanted or inside), None)

@@ -197,7 +197,8 @@ def _refused(message: str) -> SandboxResult:
 def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], identity: Identity,
              limits: Limits, descriptors: list[int]) -> tuple[list[str], list[tuple[str, str]], str]:
     """The full command line, the folders to stage, and the run's isolation in words."""
-    if bwrap_problem():
+    bwrap = bwrap_path()
+    if bwrap is None or bwrap_problem():  # (a missing bwrap is a problem too)
         return list(argv), [], "not isolated"
     try:
         seccomp = filter_fd()
@@ -212,7 +213,7 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
     isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
                  f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "
                  f"program folder +{limits.write_mb} MiB")
-    return [bwrap_path(), *view.options, "--", *view.launcher, *argv], view.staged, isolation
+    return [bwrap, *view.options, "--", *view.launcher, *argv], view.staged, isolation
 
 
 def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
@@ -247,11 +248,13 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         _kill_tree(process, cgroups)
         out.join()
         err.join()
-    code, signal_number = process.returncode, None
-    if code < 0:
-        code, signal_number = None, -code
-    elif command[0] == bwrap_path() and code > 128:  # bwrap reports a child killed by signal N as 128 + N
-        code, signal_number = None, code - 128
+    returncode: int = process.returncode  # set: _kill_tree waited for the process
+    code: int | None = returncode
+    signal_number: int | None = None
+    if returncode < 0:
+        code, signal_number = None, -returncode
+    elif command[0] == bwrap_path() and returncode > 128:  # bwrap reports a child killed by signal N as 128 + N
+        code, signal_number = None, returncode - 128
     return SandboxResult(
         exit_code=code, signal=signal_number, timed_out=timed_out, output_limited=budget.exceeded.is_set(),
         process_limited=cgroups.hit("pids"), memory_limited=cgroups.hit("memory"),

@@ -105,7 +105,7 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
         options += ["--ro-bind", str(entry), str(entry)]
     options += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
                 "--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
-    staged = []
+    staged: list[tuple[str, str]] = []
     for folder in _outermost(read_only):
         source = str(folder)
         if identity.switches and not reachable_by_others(folder):

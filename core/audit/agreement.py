@@ -17,8 +17,10 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
-Ratings = Mapping[Hashable, Mapping[str, str]]
+Item = TypeVar("Item", bound=Hashable)
+Ratings = Mapping[Item, Mapping[str, str]]  # generic in the item (an `EdgeRef`, a question, ...)
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def _names(item_labels: Iterable[Mapping[str, str]]) -> tuple[str, ...]:
     return tuple(sorted({name for labels in item_labels for name in labels}))
 
 
-def agreement(ratings: Ratings) -> Agreement:
+def agreement(ratings: Ratings[Item]) -> Agreement:
     """All statistics on the items rated by at least two annotators.
 
     Cohen's kappa only when exactly two annotators rated those items (else None); Fleiss' kappa over all of them.
@@ -136,12 +138,12 @@ def agreement(ratings: Ratings) -> Agreement:
     )
 
 
-def agreement_by(ratings: Ratings, group_of: Callable[[Hashable], str]) -> dict[str, Agreement]:
+def agreement_by(ratings: Ratings[Item], group_of: Callable[[Item], str]) -> dict[str, Agreement]:
     """`agreement` per group of items (e.g. language or edge class), keyed by group name in sorted order.
 
     Every group with an item appears, even when none of its items has two ratings.
     """
-    groups: dict[str, dict[Hashable, Mapping[str, str]]] = {}
+    groups: dict[str, dict[Item, Mapping[str, str]]] = {}
     for item, labels in ratings.items():
         groups.setdefault(group_of(item), {})[item] = labels
     return {name: agreement(groups[name]) for name in sorted(groups)}

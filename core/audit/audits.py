@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from core.verdicts import LABEL_TITLES, LABELS
 
@@ -186,7 +186,20 @@ def disagreements(labels: Mapping[EdgeRef, Mapping[str, str]]) -> list[EdgeRef]:
     return [ref for ref, given in labels.items() if len(set(given.values())) > 1]
 
 
-def sample_fingerprint(items: Iterable[AuditItem]) -> str:
+class SampledItem(Protocol):
+    """What a sample's fingerprint reads of each item: an `AuditItem`, or a stored item row."""
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def instance_key(self) -> str: ...
+    @property
+    def caller(self) -> str: ...
+    @property
+    def callee(self) -> str: ...
+
+
+def sample_fingerprint(items: Iterable[SampledItem]) -> str:
     digest = hashlib.sha256()
     for item in items:
         digest.update(f"{item.position}\t{item.instance_key}\t{item.caller}\t{item.callee}\n".encode())

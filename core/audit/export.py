@@ -207,6 +207,8 @@ def _without_missing(result: LanguageResult) -> LanguageResult:
 def _agreement_md(report: AuditReport) -> list[str]:
     lines = ["## Agreement", ""]
     summary = report.agreement
+    if summary is None:
+        raise ValueError(f"audit {report.audit.name!r} has no agreement summary: it is a baseline audit")
     groups = [("overall", summary.overall)]
     groups += [(f"language: {LANGUAGE_TITLES.get(k, k)}", a) for k, a in summary.by_language.items()]
     groups += [(f"class: {k or NONE}", a) for k, a in summary.by_edge_class.items()]
@@ -245,6 +247,8 @@ def _adjudication_cell(row: ItemRow) -> str:
 
 def _baseline_md(report: AuditReport) -> list[str]:
     baseline = report.baseline
+    if baseline is None:
+        raise ValueError(f"audit {report.audit.name!r} has no baseline summary: it is an edge audit")
     lines = ["## Humans beside the models, on the sampled programs only", ""]
     if baseline.annotators:
         head = ["Annotator", "Scored as", "Answered", "Questions"]

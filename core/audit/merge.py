@@ -225,8 +225,8 @@ class _Merge:
                     self._skip(name, f"audit {name!r} samples {_count(len(missing), 'program')} this workspace "
                                      f"does not have ({missing[0]}...): not merged (another dataset?)")
                     continue
-                self.db["audits"].insert(row)
-                self.db["audit_items"].insert_all(items, batch_size=500)
+                self.db.table("audits").insert(row)
+                self.db.table("audit_items").insert_all(items, batch_size=500)
                 self.added.append(name)
             elif self._same_sample(name, row, items, mine.fingerprint):
                 self._union_annotators(name, mine.annotators, json.loads(row["annotators"] or "[]"))
@@ -249,7 +249,7 @@ class _Merge:
         mine = tuple(mine)
         union = tuple(dict.fromkeys([*mine, *theirs]))
         if union != mine:
-            self.db["audits"].update(name, {"annotators": json.dumps(union)})
+            self.db.table("audits").update(name, {"annotators": json.dumps(union)})
             self.touched.add(name)
 
     def _skip(self, audit: str, reason: str) -> None:
@@ -258,7 +258,8 @@ class _Merge:
     # rows ---------------------------------------------------------------------------------------------
     def _mergeable(self, kind: RowKind, merged: set[str]) -> list[dict]:
         """The source rows of merged audits, plus ad-hoc verdicts (no audit) on programs this workspace has."""
-        rows, orphans, foreign = [], {}, 0
+        rows, foreign = [], 0
+        orphans: dict[str, int] = {}
         for row in self.snap.rows[kind.table]:
             audit = row["audit"]
             if audit in merged:
@@ -298,7 +299,8 @@ class _Merge:
             target_ids[identity] = self.db.execute(insert, [values[c] for c in columns]).lastrowid
             added.append(row)
         for identity, undoes in pending_undo:  # after the copy: the undone row may come later in id order
-            undone = target_ids.get(source_identity.get(undoes))
+            undone_identity = source_identity.get(undoes)  # None: the undone row is not among those merged
+            undone = target_ids.get(undone_identity) if undone_identity is not None else None
             self.db.execute("update verdicts set undoes = ? where id = ?", [undone, target_ids[identity]])
         return added
 

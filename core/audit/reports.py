@@ -251,8 +251,7 @@ def _fp_breakdown(ws: Workspace, audit: Audit, rows: Sequence[ItemRow]) -> tuple
         by_key.setdefault(row.item.instance_key, []).append(row)
     breakdowns = []
     for model in (m.name for m in ws.models()):
-        diffs = {key: instance_diff(ws, model, key, audit.modes) for key in by_key}
-        diffs = {key: d for key, d in diffs.items() if d is not None}
+        diffs = {key: d for key in by_key if (d := instance_diff(ws, model, key, audit.modes)) is not None}
         if not diffs:
             continue
         fps = [r for key, d in diffs.items() for r in by_key[key] if (r.item.caller, r.item.callee) in d.fp]
@@ -284,7 +283,7 @@ def _corrections(ws: Workspace, audit: Audit, rows: Sequence[ItemRow]) -> Correc
     corrections = []
     for paper in table.rows:
         counts = instance_counts(ws, paper.model, selected, frozenset(audit.modes), truths)
-        moves = Counter()
+        moves: Counter[str] = Counter()
         for key in counts.keys() & (adds.keys() | removes.keys()):
             counts[key] = _corrected_counts(ws, audit, paper.model, key, adds.get(key, set()),
                                             removes.get(key, set()), moves)
@@ -296,8 +295,10 @@ def _corrections(ws: Workspace, audit: Audit, rows: Sequence[ItemRow]) -> Correc
 
 
 def _corrected_counts(ws: Workspace, audit: Audit, model: str, key: str, adds: set, removes: set,
-                      moves: Counter) -> Counts:
+                      moves: Counter[str]) -> Counts:
     diff = instance_diff(ws, model, key, audit.modes)
+    if diff is None:
+        raise ValueError(f"{model} has no scored prediction on {key}")  # `key` comes from the model's own counts
     truth, predicted = set(diff.tp) | set(diff.fn), set(diff.tp) | set(diff.fp)
     added, removed = adds - truth, removes & truth
     moves.update(added=len(added), removed=len(removed), fp_to_tp=len(added & predicted),

@@ -8,7 +8,7 @@ what lets two annotators in separate workspaces audit one sample (`Audit.fingerp
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -34,7 +34,7 @@ from core.scoring.scores import mapping_pairs
 from core.scoring.stats import sample_size_for_margin
 
 T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
+Stratum = tuple[str, ...]  # an item's values of the stratifying fields
 PROGRAM_STRATA = ("language", "repo")  # what programs (baseline audits) can be stratified by
 
 
@@ -75,7 +75,7 @@ def population_edges(ws: Workspace, population: str, model: str = "", *, split: 
     return sorted(items, key=lambda i: (i.language, i.instance_key, i.caller, i.callee))
 
 
-def allocate(stratum_sizes: Mapping[K, int], size: int, seed: int | None = None) -> dict[K, int]:
+def allocate(stratum_sizes: Mapping[Stratum, int], size: int, seed: int | None = None) -> dict[Stratum, int]:
     """Proportional allocation by the largest-remainder (Hamilton) method.
 
     Each stratum first gets floor(size * N_h / N); the items left over go, one each, to the strata with
@@ -124,9 +124,9 @@ def sample_questions(ws: Workspace, size_programs: int | None, seed: int, *, spl
     if not rows:
         raise AuditError(f"no programs to sample{_describe(split, languages)}")
     size = len(rows) if size_programs is None else size_programs
-    drawn = _draw(rows, size, seed, fields, lambda r: r.key)
+    drawn = _draw(rows, size, seed, fields, lambda r: (r.key,))
     truths = ws.ground_truth_mappings([row.key for row, _, _ in drawn])
-    items = []
+    items: list[AuditItem] = []
     for row, stratum, n in drawn:
         items += [AuditItem("", len(items) + i, row.key, row.id, row.language, row.repo, caller, "", "", stratum, n)
                   for i, caller in enumerate(truths[row.key])]
@@ -154,6 +154,8 @@ def new_audit(ws: Workspace, name: str, *, kind: str = EDGE_AUDIT, population: s
         candidates = population_edges(ws, population, model, split=split, languages=languages, modes=modes)
         population_size = len(candidates)
         wanted = size if margin is None else sample_size_for_margin(margin, population_size, confidence)
+        if wanted is None:
+            raise AuditError("give either a sample size or a margin of error (exactly one)")  # _check_options did
         items = stratified_sample(candidates, wanted, seed, strata)
     items = [replace(item, audit=name) for item in items]
     audit = Audit(name, kind, population, model, seed, len(items), size, margin, confidence, strata, split,
@@ -211,7 +213,7 @@ def _draw(things: list[T], size: int, seed: int, fields: tuple[str, ...],
     `order` first, so the draw does not depend on the order `things` came in."""
     if size < 0:
         raise ValueError(f"sample size must be >= 0, got {size!r}")
-    groups: dict[tuple[str, ...], list[T]] = {}
+    groups: dict[Stratum, list[T]] = {}
     for thing in things:
         groups.setdefault(tuple(getattr(thing, f) for f in fields), []).append(thing)
     counts = allocate({key: len(members) for key, members in groups.items()}, size, seed)

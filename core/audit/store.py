@@ -40,9 +40,9 @@ class AuditStore:
         for annotator in audit.annotators:
             check_person_name(annotator)
         with self.db.atomic():
-            self.db["audits"].insert(_audit_row(audit))
-            self.db["audit_items"].insert_all(({f: getattr(i, f) for f in ITEM_FIELDS} for i in items),
-                                              batch_size=500)
+            self.db.table("audits").insert(_audit_row(audit))
+            self.db.table("audit_items").insert_all(({f: getattr(i, f) for f in ITEM_FIELDS} for i in items),
+                                                   batch_size=500)
         return audit
 
     def find(self, name: str) -> Audit | None:
@@ -69,7 +69,7 @@ class AuditStore:
         check_person_name(annotator)
         if annotator not in audit.annotators:
             annotators = (*audit.annotators, annotator)
-            self.db["audits"].update(name, {"annotators": json.dumps(annotators)})
+            self.db.table("audits").update(name, {"annotators": json.dumps(annotators)})
             audit = self.get(name)
         return audit
 
@@ -142,15 +142,16 @@ class AuditStore:
         return labels
 
     def _insert(self, verdict: Verdict, action: str, undoes: int | None = None) -> None:
-        self.db["verdicts"].insert({**{f: getattr(verdict, f) for f in VERDICT_FIELDS}, "action": action,
-                                    "undoes": undoes})
+        self.db.table("verdicts").insert({**{f: getattr(verdict, f) for f in VERDICT_FIELDS}, "action": action,
+                                         "undoes": undoes})
 
     # -- adjudications ------------------------------------------------------------------------------
     def adjudicate(self, audit: str, ref: EdgeRef, label: str, adjudicator: str, reason: str = "") -> Adjudication:
         check_person_name(adjudicator, "adjudicator")
         adjudication = Adjudication(audit, ref, label, adjudicator, reason, now_precise())
-        self.db["adjudications"].insert({"audit": audit, **ref._asdict(), "label": label, "adjudicator": adjudicator,
-                                         "reason": reason, "created_at": adjudication.created_at})
+        self.db.table("adjudications").insert({"audit": audit, **ref._asdict(), "label": label,
+                                               "adjudicator": adjudicator, "reason": reason,
+                                               "created_at": adjudication.created_at})
         return adjudication
 
     def adjudications(self, audit: str) -> dict[EdgeRef, Adjudication]:
@@ -170,9 +171,9 @@ class AuditStore:
         check_person_name(annotator)
         answer = AnnotatorAnswer(audit, annotator, instance_key, caller, tuple(dict.fromkeys(callees)),
                                  now_precise())
-        self.db["annotator_answers"].insert({"audit": audit, "annotator": annotator, "instance_key": instance_key,
-                                             "caller": caller, "callees": json.dumps(answer.callees),
-                                             "created_at": answer.created_at})
+        self.db.table("annotator_answers").insert({"audit": audit, "annotator": annotator, "instance_key": instance_key,
+                                                  "caller": caller, "callees": json.dumps(answer.callees),
+                                                  "created_at": answer.created_at})
         return answer
 
     def answers(self, audit: str, annotator: str) -> dict[tuple[str, str], AnnotatorAnswer]:

@@ -191,7 +191,10 @@ def parse_ground_truth(text: str) -> CallGraph:
         data = dict(pairs)
         if len(data) < len(pairs):
             seen: set[str] = set()
-            duplicated = sorted({key for key, _ in pairs if key in seen or seen.add(key)})
+            repeated: set[str] = set()
+            for key, _ in pairs:
+                (repeated if key in seen else seen).add(key)
+            duplicated = sorted(repeated)
             raise ValueError(f"duplicate caller keys: {', '.join(duplicated[:3])}")
         return data
 
@@ -291,7 +294,7 @@ def _guess_language(folder: Path) -> str | None:
     if hint:
         return hint
     counts = {language: len(_source_files(folder, language)) for language in LANGUAGES}
-    best = max(counts, key=counts.get)
+    best = max(counts, key=counts.__getitem__)
     return best if counts[best] else None
 
 

@@ -79,8 +79,11 @@ def _split_coverage(dataset: Dataset) -> list[Problem]:
             problems.append(Problem(shown_path(instance.root, dataset.root), "not listed in the split files "
                                     "and its repository has no assignment", "warning", instance.id))
     broken = {p.instance_id for p in dataset.errors}
+    splits = dataset.splits
+    if splits is None:  # checked by the caller: there is nothing to cover without split files
+        return problems
     for language in LANGUAGES:
-        listed = dataset.splits.listed_ids(language)
+        listed = splits.listed_ids(language)
         absent = [i for i in listed if i not in present[language] and i not in broken]
         if absent and present[language]:
             problems.append(Problem(f"traceeval_split ({language})", f"{len(absent):,} of {len(listed):,} listed "

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.errors import WorkspaceError
 from core.problems import Problem
@@ -20,6 +21,9 @@ from core.scoring.metrics import Counts
 from core.traces import TraceRun
 from core.user_folders import workspace_dir
 from core.verdicts import Verdict, now_iso
+
+if TYPE_CHECKING:
+    from sqlite_utils.db import Table  # the database layer loads with the first connection, not with this module
 
 ROW_COLUMNS = ("key, id, language, split, repo, folder, files, entry_point, functions, edges, lines, "
                "source_url, original_file")
@@ -52,6 +56,13 @@ class ModelRow:
     predictions: int
     sources: tuple[str, ...]
     imported_at: float
+
+
+def _inserted_id(table: Table) -> int:
+    """The id sqlite-utils recorded for the row just inserted into `table`."""
+    if table.last_pk is None:
+        raise WorkspaceError(f"the row inserted into {table.name} has no id")
+    return table.last_pk
 
 
 def default_workspace_path(dataset_root: Path) -> Path:
@@ -139,7 +150,7 @@ class Workspace:
         return rows[0]["value"] if rows else default
 
     def set_setting(self, key: str, value: str) -> None:
-        self.db["settings"].upsert({"key": key, "value": value}, pk="key")
+        self.db.table("settings").upsert({"key": key, "value": value}, pk="key")
 
     # -- dataset index --------------------------------------------------------------------
     def update_index(self, rows: Iterable[dict], removed_folders: Iterable[str],
@@ -160,8 +171,8 @@ class Workspace:
                                 f"(select key from instances where folder in ({marks}))", chunk)
                 self.db.execute(f"delete from instances where folder in ({marks})", chunk)
                 self.db.execute(f"delete from problems where folder in ({marks})", chunk)
-            self.db["instances"].insert_all(rows, replace=True, batch_size=1000)
-            self.db["problems"].insert_all(
+            self.db.table("instances").insert_all(rows, replace=True, batch_size=1000)
+            self.db.table("problems").insert_all(
                 ({"folder": folder, "path": p.path, "message": p.message, "severity": p.severity,
                   "instance_id": p.instance_id} for folder, p in problems), batch_size=1000)
             for key, value in meta.items():
@@ -224,9 +235,9 @@ class Workspace:
             existing = list(self.db.query("select sources from models where name = ?", [model]))
             known_sources = json.loads(existing[0]["sources"]) if existing else []
             all_sources = list(dict.fromkeys([*known_sources, *sources]))
-            self.db["models"].upsert({"name": model, "illustrative": int(illustrative), "note": note,
-                                      "sources": json.dumps(all_sources), "imported_at": now}, pk="name")
-            self.db["predictions"].insert_all(rows, replace=True, batch_size=500)
+            self.db.table("models").upsert({"name": model, "illustrative": int(illustrative), "note": note,
+                                           "sources": json.dumps(all_sources), "imported_at": now}, pk="name")
+            self.db.table("predictions").insert_all(rows, replace=True, batch_size=500)
             for chunk in _chunks([r["instance_key"] for r in rows], 500):
                 marks = ",".join("?" * len(chunk))
                 self.db.execute(f"delete from scores where model = ? and instance_key in ({marks})", [model, *chunk])
@@ -302,14 +313,14 @@ class Workspace:
     # -- tracer runs ----------------------------------------------------------------------
     def store_run(self, run: TraceRun, batch: str = "") -> int:
         """Keep a finished run (committed at once); returns its id."""
-        table = self.db["runs"]
+        table = self.db.table("runs")
         table.insert({
             "instance_key": run.instance_key, "language": run.language, "tracer": run.tracer,
             "tracer_version": run.tracer_version, "started_at": run.started_at, "duration_s": run.duration_s,
             "status": run.status, "message": run.message, "edges": len(run.edges), "batch": batch,
             "run": json.dumps(run.to_dict()),
         })
-        return table.last_pk
+        return _inserted_id(table)
 
     def run_rows(self, instance_key: str) -> list[RunRow]:
         """The runs of one instance, newest first (without their full records)."""
@@ -340,12 +351,12 @@ class Workspace:
     def start_model_run(self, model: str, endpoint_model: str, base_url: str, params: Mapping, *,
                         requested: int = 0, skipped: int = 0) -> int:
         """Record a model run as "running" (committed at once); returns its id. `params` holds no secret."""
-        table = self.db["model_runs"]
+        table = self.db.table("model_runs")
         table.insert({"model": model, "endpoint_model": endpoint_model, "base_url": base_url,
                       "params": json.dumps(dict(params), sort_keys=True), "started_at": now_iso(), "finished_at": None,
                       "status": "running", "message": "", "requested": requested, "skipped": skipped, "answered": 0,
                       "cached": 0, "failed": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": None})
-        return table.last_pk
+        return _inserted_id(table)
 
     def finish_model_run(self, run_id: int, *, status: str, message: str = "", **totals) -> None:
         """Close a model run: its final status ("finished", "cancelled", "stopped", "interrupted"),
@@ -354,20 +365,20 @@ class Workspace:
         unknown = set(totals) - set(MODEL_RUN_TOTALS)
         if unknown:
             raise ValueError(f"unknown model run total {sorted(unknown)[0]!r}")
-        self.db["model_runs"].update(run_id, {"status": status, "message": message, "finished_at": now_iso(),
-                                              **totals})
+        self.db.table("model_runs").update(run_id, {"status": status, "message": message, "finished_at": now_iso(),
+                                                   **totals})
 
     def store_request(self, run_id: int, model: str, instance_key: str, status: str, *, error: str = "",
                       attempts: int = 0, finish_reason: str | None = None, tokens_in: int | None = None,
                       tokens_out: int | None = None, latency_s: float | None = None, cost_usd: float | None = None,
                       prompt_hash: str = "") -> int:
         """Keep one request of a model run ("answered", "cached" or "failed"); returns its id."""
-        table = self.db["model_requests"]
+        table = self.db.table("model_requests")
         table.insert({"run_id": run_id, "model": model, "instance_key": instance_key, "status": status,
                       "error": error, "attempts": attempts, "finish_reason": finish_reason, "tokens_in": tokens_in,
                       "tokens_out": tokens_out, "latency_s": latency_s, "cost_usd": cost_usd,
                       "prompt_hash": prompt_hash, "created_at": now_iso()})
-        return table.last_pk
+        return _inserted_id(table)
 
     def model_run_rows(self, model: str | None = None) -> list[ModelRunRow]:
         """Model runs (of one stored model name when given), newest first."""
@@ -386,9 +397,9 @@ class Workspace:
         """Keep a verdict (committed at once); returns it with its time filled in."""
         stored = Verdict(verdict.instance_key, verdict.caller, verdict.callee, verdict.auditor, verdict.label,
                          verdict.note, verdict.created_at or now_iso(), verdict.audit)
-        self.db["verdicts"].insert({field: getattr(stored, field) for field in
-                                    ("instance_key", "caller", "callee", "auditor", "label", "note",
-                                     "created_at", "audit")})
+        self.db.table("verdicts").insert({field: getattr(stored, field) for field in
+                                         ("instance_key", "caller", "callee", "auditor", "label", "note",
+                                          "created_at", "audit")})
         return stored
 
     def latest_verdicts(self, instance_key: str, auditor: str | None = None) -> dict[tuple[str, str], Verdict]:

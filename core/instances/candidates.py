@@ -192,7 +192,7 @@ class RepositoryScan:
             best = self._first_definition(identifier, [target.file], excluded)
             if best is None and program_files is None:
                 best = next((n for n in self.definitions.get(identifier, ()) if n.name not in excluded), None)
-            elif best is None:
+            elif best is None and program_files is not None:
                 best = self._first_definition(identifier, program_files, excluded)
             if best is not None:
                 chosen.setdefault(best.name, best)
@@ -209,7 +209,8 @@ class RepositoryScan:
 def _table(language: str, scans: list[FileScan], problems: list[str], code: Mapping[str, str],
            program: java.Program | None) -> SymbolTable:
     """The SymbolTable `extract_symbols` would build, from scans that also hold call sites."""
-    definitions, classes, call_names = [], [], {}
+    definitions, classes = [], []
+    call_names: dict[str, set[str]] = {}
     for scan in scans:
         definitions.extend(scan.nodes)
         classes.extend(scan.classes)
@@ -258,8 +259,9 @@ class _CandidateBuilder:
         if len(callees) < self.min_callees:
             return None
         node = program.rename(target.node, target.kind == "class")
-        renamed = [program.rename(n) for n in (*callees, *target.members)]
-        if node is None or None in renamed:  # a file of the program has the same text: should not happen
+        renamed = [found for n in (*callees, *target.members) if (found := program.rename(n)) is not None]
+        if node is None or len(renamed) < len(callees) + len(target.members):
+            # a file of the program has the same text: should not happen
             log.warning("%s: not found again on the program layout of %s", target.node.name, target.node.file)
             return None
         return Candidate(

@@ -38,7 +38,7 @@ class JavaScriptImports(Imports):
         problem = self.syntax_problem(path)
         if problem:
             return problem
-        found = []
+        found: list[Dependency] = []
         for statement in _js_imports(self.source(path)):
             resolved = self._resolve(path, statement)
             if isinstance(resolved, Problem):

@@ -14,6 +14,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from core import traces
@@ -157,18 +158,21 @@ def _try_candidate(task: RepoTask, repo: Path, candidate: Candidate, trace_runs:
         entry = harness_path(options.language, candidate.file, files)
         if task.harness_text:
             harness = Harness(entry, task.harness_text)
+        elif task.settings is None:
+            raise BuildError("a build task needs endpoint settings or a hand-written harness")
         else:
             messages = harness_messages(task.template, options, candidate, files, entry)
             try:
-                harness, why = ask_for_harness(task.settings, messages, entry, options.language, api_key=task.api_key,
-                                               cache=cache, cancel=cancel, label=f"{task.repo_name}: {candidate.name}")
+                asked, why = ask_for_harness(task.settings, messages, entry, options.language, api_key=task.api_key,
+                                             cache=cache, cancel=cancel, label=f"{task.repo_name}: {candidate.name}")
             except ChatFailure as failure:
                 note(f"{candidate.name}: rejected ({MODEL_FAILED}): {failure.message}")
                 return (_rejected(candidate, MODEL_FAILED, failure.message, started),
                         failure.message if failure.kind == "fatal" else "")
-            if harness is None:
+            if asked is None:
                 note(f"{candidate.name}: rejected ({NO_HARNESS}): {why}")
                 return _rejected(candidate, NO_HARNESS, why, started), ""
+            harness = asked
         attempt = try_harness(candidate, files, harness, options, trace_runs)
     except Exception as error:  # a bug of ours must cost one candidate, not the repository
         log.exception("%s: %s failed", task.repo_name, candidate.name)
@@ -223,12 +227,12 @@ def trace_harness(candidate: Candidate, files: dict[str, str], harness: Harness,
         runs = _runs_until_judged(loaded[0], options, trace_runs)
     judgement = judge_runs(runs, candidate.name, candidate.members, harness.path, options.min_edges)
     statuses = tuple(run.status for run in runs)
-    common = {"target": candidate.name, "target_kind": candidate.kind, "original_file": candidate.original_file,
-              "harness": harness, "runs": len(runs),
-              "statuses": statuses, "internal_edges": judgement.internal_edges, "detail": judgement.detail}
+    attempt = partial(Attempt, target=candidate.name, target_kind=candidate.kind,
+                      original_file=candidate.original_file, harness=harness, runs=len(runs), statuses=statuses,
+                      internal_edges=judgement.internal_edges, detail=judgement.detail)
     if not judgement.accepted:
-        return Attempt(reason=judgement.reason, **common), runs
-    return Attempt(files=program, graph=runs[0].graph.to_dict(), **common), runs
+        return attempt(reason=judgement.reason), runs
+    return attempt(files=program, graph=runs[0].graph.to_dict()), runs
 
 
 def _runs_until_judged(instance: Instance, options: BuildOptions, trace_runs: TraceRuns) -> list[TraceRun]:

@@ -160,7 +160,10 @@ def _from_import(source: Source, node: TsNode, optional: bool) -> _PythonImport:
 
 def _imported_name(source: Source, node: TsNode) -> str:
     if node.type == "aliased_import":
-        node = node.child_by_field_name("name")
+        name = node.child_by_field_name("name")
+        if name is None:
+            raise ValueError(f"an aliased import without a name at {node.start_point}")  # the grammar requires one
+        node = name
     return source.text(node).replace(" ", "")
 
 

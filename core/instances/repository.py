@@ -300,7 +300,7 @@ def _pom_licence(text: str) -> str:
     for licenses in _children(root, "licenses"):
         for licence in _children(licenses, "license"):
             for name in _children(licence, "name"):
-                if (name.text or "").strip():
+                if name.text and name.text.strip():
                     return name.text
     return ""
 

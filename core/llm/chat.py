@@ -17,6 +17,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from typing import cast, overload
 
 import openai
 
@@ -93,7 +94,9 @@ class ChatRequester:
             try:
                 async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
                     response = await client.chat.completions.with_raw_response.create(  # both limits, as the paper
-                        model=settings.model, messages=messages, temperature=settings.temperature,
+                        model=settings.model, temperature=settings.temperature,
+                        # our messages are system and user dicts of text, the shapes openai's params name
+                        messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
                         max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens)
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
@@ -196,7 +199,7 @@ def _read_completion(body: bytes) -> ChatAnswer:
     choices = data.get("choices") if isinstance(data, dict) else None
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
+    if not isinstance(choice, dict) or not isinstance(message, dict):
         raise _Malformed("the answer is not a chat completion (no choices[0].message)")
     content = message.get("content")
     if content is not None and not isinstance(content, str):
@@ -212,6 +215,10 @@ def _int_or_none(digits: str) -> int | None:
     return int(digits) if len(digits) <= MAX_INT_DIGITS else None
 
 
+@overload
+def _valid_text(text: str) -> str: ...
+@overload
+def _valid_text(text: None) -> None: ...
 def _valid_text(text: str | None) -> str | None:
     """`text` with every lone surrogate (a JSON `\\ud800` escape with no pair) replaced by U+FFFD:
     such text cannot be encoded, stored or printed. `core.scoring.answers` reports the replacements."""

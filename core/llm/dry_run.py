@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from core.dataset.workspace import Workspace
+from core.errors import WorkspaceError
 from core.llm.endpoints import RunSettings
 from core.llm.prices import Price, PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
@@ -58,7 +59,8 @@ class DryRun:
 
     @property
     def cost(self) -> float | None:
-        return self.input_cost + self.output_cost if self.price else None
+        input_cost, output_cost = self.input_cost, self.output_cost  # both None without a price
+        return None if input_cost is None or output_cost is None else input_cost + output_cost
 
 
 def dry_run(ws: Workspace, keys: Sequence[str], settings: RunSettings, wording: PromptWording = STUDIO_WORDING,
@@ -71,7 +73,10 @@ def dry_run(ws: Workspace, keys: Sequence[str], settings: RunSettings, wording: 
     for done, key in enumerate(keys):
         if progress is not None and done % PROGRESS_EVERY == 0:
             progress(done, len(keys), "building the prompts")
-        prompt = build_prompt(ws.instance(key), wording=wording, rules=settings.rules)
+        instance = ws.instance(key)
+        if instance is None:
+            raise WorkspaceError(f"no program {key!r} in the workspace {ws.path}")
+        prompt = build_prompt(instance, wording=wording, rules=settings.rules)
         chars += len(prompt.system) + len(prompt.user)
         questions += len(prompt.keys)
         output_tokens += min(math.ceil(output.tokens_per_question * len(prompt.keys)), settings.max_tokens)

@@ -16,7 +16,7 @@ import openai
 try:  # openai 3 is built on httpx2, earlier releases on httpx
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - depends on the installed openai
-    import httpx
+    import httpx  # type: ignore[no-redef]  # the same transport under its name before openai 3
 
 RESPONSE_BYTES_CAP = 16 * 1024 * 1024  # a 4,096-token answer is a few kB; 16 MiB leaves room for any token limit
 _STARTED = "traceeval_started"  # request extension: when the request was sent (time.monotonic())

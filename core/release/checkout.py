@@ -78,7 +78,7 @@ def read_release_wording(script: Path) -> PromptWording:
     found: dict[str, str] = {}
     for node in tree.body:  # module level only; a later assignment replaces an earlier one, as running it would
         target, value = _assignment(node)
-        if target in TEMPLATES:
+        if target in TEMPLATES and value is not None:  # (a target always comes with its value)
             try:
                 text = ast.literal_eval(value)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):

@@ -83,7 +83,8 @@ class ParityReport:
 
     @property
     def differences(self) -> int:
-        return sum(not check.agrees for check in (*self.cells, *self.prompts, *self.answers))
+        checks: list[CellCheck | ItemCheck] = [*self.cells, *self.prompts, *self.answers]
+        return sum(not check.agrees for check in checks)
 
     @property
     def counts_text(self) -> str:
@@ -249,7 +250,10 @@ def _compare_prompt(ws: Workspace, item: dict, wording) -> ItemCheck:
     if "error" in item:
         return ItemCheck(item["key"], "", False, f"the release failed: {item['error'].splitlines()[0]}")
     try:
-        ours = build_prompt(ws.instance(item["key"]), wording=wording, rules=PAPER).messages
+        instance = ws.instance(item["key"])
+        if instance is None:
+            raise ReleaseError(f"no program {item['key']!r} in the workspace")
+        ours = build_prompt(instance, wording=wording, rules=PAPER).messages
     except Exception as error:  # noqa: BLE001 (any failure to build is a difference to report)
         return ItemCheck(item["key"], "", False, f"this tool cannot build it: {error}")
     return ItemCheck(item["key"], "", ours == item["messages"], _first_difference(ours, item["messages"]))

@@ -14,11 +14,12 @@ import platform
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 
 def _error() -> str:
-    kind, value, _ = sys.exc_info()
-    return f"{kind.__name__}: {value}".splitlines()[0][:300] + "\n" + traceback.format_exc(limit=-2)[-600:]
+    value = sys.exc_info()[1]  # called in an except block: the exception being handled
+    return f"{type(value).__name__}: {value}".splitlines()[0][:300] + "\n" + traceback.format_exc(limit=-2)[-600:]
 
 
 def main(job_path: str) -> None:
@@ -29,8 +30,8 @@ def main(job_path: str) -> None:
     import run_llm
 
     modes = list(normalize_edges.ALL_MODES)
-    out = {"python": sys.executable, "python_version": platform.python_version(), "modes": modes,
-           "scores": [], "prompts": [], "answers": []}
+    out: dict[str, Any] = {"python": sys.executable, "python_version": platform.python_version(), "modes": modes,
+                           "scores": [], "prompts": [], "answers": []}
     for item in job["scores"]:
         try:
             tp, fp, fn, scored, missing, *_ = compute_metrics.score_one(Path(job["gt_dir"]), Path(item["path"]),

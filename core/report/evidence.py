@@ -89,7 +89,11 @@ def load_instance(ws: Workspace, instance_key: str, models: Sequence[str], modes
     unknown = [name for name in models if name not in known]
     if unknown:
         raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
-    return LoadedInstance.load(ws, instance_key, models, modes, rules, parsed, models=tuple(known[m] for m in models))
+    loaded = LoadedInstance.load(ws, instance_key, models, modes, rules, parsed,
+                                 models=tuple(known[m] for m in models))
+    if loaded is None:  # only without a parsed program, and it was given
+        raise UsageError(f"no program {instance_key!r} in the workspace {ws.path}")
+    return loaded
 
 
 def build_evidence(ws: Workspace, instance_key: str, models: Sequence[str], modes=MODES, mode: str = "model") -> str:
@@ -233,6 +237,8 @@ class _Packet:
             rows.append(f'<tr data-model="{_e(row.name)}"><td>{self._model_name(row)}</td>{cells}</tr>')
         compare = ""
         if self.shown_mode == "compare":
+            if self.model_a is None or self.model_b is None:
+                raise ValueError("the compare mode is shown only with model A and model B")  # see effective_mode
             groups = self.overlay.compare(self.model_a, self.model_b)
             chips = " ".join(f'<span class="chip" style="{_chip_style(cls)}">{_e(EDGE_STYLES[cls].label)} '
                              f"{len(groups[cls])}</span>" for cls in view_mode("compare").classes)
@@ -249,7 +255,7 @@ class _Packet:
                 f'<div class="graph">{svg}</div>\n</section>')
 
     def _edges(self) -> str:
-        order = {cls: i for i, cls in enumerate(view_mode(self.shown_mode).worst_first)}
+        order: dict[str | None, int] = {cls: i for i, cls in enumerate(view_mode(self.shown_mode).worst_first)}
         edges = sorted(self.shown.edges, key=lambda e: (order.get(self.classes.get(e.edge), len(order)),
                                                         e.caller, e.callee))
         model_heads = "".join(f"<th>{_e(row.name)}</th>" for row in self.models)
@@ -329,7 +335,9 @@ class _Packet:
         marks: dict[str, dict[int, list[_Mark]]] = {}
         for edge in self.shown.edges:
             cls = self.classes.get(edge.edge)
-            node = self._place(edge.caller) if cls is not None else None
+            if cls is None:
+                continue
+            node = self._place(edge.caller)
             if node is None:
                 continue
             file_marks = marks.setdefault(node.file, {})
@@ -386,11 +394,10 @@ class _Packet:
         return f"<section>\n<h2>Parse problems</h2>\n{body}\n</section>"
 
     def _trace(self) -> str:
-        run, row = self.overlay.trace, self.loaded.run
-        if run is None or row is None:
+        run, row, diff = self.overlay.trace, self.loaded.run, self.overlay.trace_diff()
+        if run is None or row is None or diff is None:
             return ('<section>\n<h2>Latest trace run</h2>\n<p class="muted">No trace run is stored for this program '
                     "in the workspace.</p>\n</section>")
-        diff = self.overlay.trace_diff()
         facts = [("Status", f"<b>{_e(run.status)}</b>: {_e(run.message)}"),
                  ("Tracer", f"{_e(run.tracer)} {_e(run.tracer_version)}"),
                  ("Started", f"{_e(run.started_at)} ({run.duration_s:.2f} s)"),

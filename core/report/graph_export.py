@@ -165,14 +165,15 @@ def to_dot(picture: GraphPicture) -> str:
 
 # -- GraphML and JSON -----------------------------------------------------------------------------
 def to_graphml(picture: GraphPicture) -> str:
-    graph = nx.DiGraph(title=picture.title, mode=picture.mode)
+    graph: nx.DiGraph[str] = nx.DiGraph(title=picture.title, mode=picture.mode)
     for name in picture.layout.nodes:
         x, y = picture.layout.position(name)
         graph.add_node(name, file=picture.groups.get(name, ""), x=x, y=y, layer=int(picture.layout.layers[
             picture.layout.index(name)]))
     for edge, cls in picture.edges.items():
         truth, models, traced = _edge_record(picture, edge)
-        graph.add_edge(*edge, **{"class": cls, "truth": truth, "models": ",".join(models), "traced": traced})
+        caller, callee = edge
+        graph.add_edge(caller, callee, **{"class": cls, "truth": truth, "models": ",".join(models), "traced": traced})
     buffer = io.BytesIO()
     nx.write_graphml(graph, buffer, encoding="utf-8")
     return buffer.getvalue().decode("utf-8")

@@ -218,7 +218,7 @@ def _longest_path_layers(n: int, up: np.ndarray, down: np.ndarray, rank: np.ndar
 
 
 def _order_layers(n: int, layer: np.ndarray, up: np.ndarray, down: np.ndarray, group_rank: np.ndarray,
-                  sweeps: int) -> np.ndarray:
+                  sweeps: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """Layer and slot within it of every node after barycenter crossing reduction, real nodes first, then
     the dummies of long edges if they were split (the third value says so)."""
     span = layer[down] - layer[up]

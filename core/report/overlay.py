@@ -83,9 +83,9 @@ class InstanceOverlay:
 
     def normalise_edge(self, caller: str, callee: str) -> Edge | None:
         """A raw edge (as a tracer or a file names it) under this overlay's names; None when dropped."""
-        names = (normalise_name(caller, self.language, self.modes, self.rules),
-                 normalise_name(callee, self.language, self.modes, self.rules))
-        return None if None in names else names
+        caller_name = normalise_name(caller, self.language, self.modes, self.rules)
+        callee_name = normalise_name(callee, self.language, self.modes, self.rules)
+        return None if caller_name is None or callee_name is None else (caller_name, callee_name)
 
     def edge(self, caller: str, callee: str) -> OverlayEdge | None:
         return self._by_edge().get((caller, callee))
@@ -169,7 +169,9 @@ class ShownPart:
 def _sorted_diff(edges: Sequence[OverlayEdge], predicted: Callable[[OverlayEdge], bool]) -> EdgeDiff:
     """`diff_edges` of the truth and the edges `predicted` says yes to, in one pass over edges that are
     already sorted (so each class comes out sorted without sorting 10^6 edges again)."""
-    tp, fp, fn = [], [], []
+    tp: list[Edge] = []
+    fp: list[Edge] = []
+    fn: list[Edge] = []
     for edge in edges:
         if predicted(edge):
             (tp if edge.truth else fp).append(edge.edge)
@@ -213,8 +215,8 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
             evidence.setdefault((caller, callee), record)
     traced = frozenset(evidence)
     union = set(truth) | traced
-    for edges in predicted.values():
-        union |= edges
+    for model_edges in predicted.values():
+        union |= model_edges
     member: dict[Edge, int] = {}  # edge -> bit i set when the i-th model predicts it
     for bit, model_edges in enumerate(predicted.values()):
         for edge in model_edges:
@@ -231,9 +233,9 @@ def build_overlay(instance: Instance, predictions: Mapping[str, Prediction], tra
     for caller, callee in sorted(truth):
         names.setdefault(caller, None)
         names.setdefault(callee, None)
-    for edge in edges:
-        names.setdefault(edge.caller, None)
-        names.setdefault(edge.callee, None)
+    for overlay_edge in edges:
+        names.setdefault(overlay_edge.caller, None)
+        names.setdefault(overlay_edge.callee, None)
     return InstanceOverlay(instance.key, language, modes, tuple(predictions), edges, tuple(names), trace, evidence,
                            rules)
 
@@ -290,8 +292,12 @@ def _edge_classes(overlay: InstanceOverlay, mode: str, model_a: str | None, mode
     edges = edges if isinstance(edges, Sequence) else tuple(edges)
     mode, _ = effective_mode(mode, model_a, model_b, overlay.models, overlay.trace is not None)
     if mode == "compare":
+        if model_a is None or model_b is None:
+            raise ValueError("effective_mode kept the compare mode without two models")
         classes = (edge.compare(model_a, model_b) for edge in edges)
     elif mode == "model":
+        if model_a is None:
+            raise ValueError("effective_mode kept the model mode without model A")
         classes = (edge.kind(model_a) for edge in edges)
     elif mode == "trace":
         classes = (edge.trace_class() for edge in edges)

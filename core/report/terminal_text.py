@@ -57,11 +57,11 @@ class SafeTerminalStream(io.TextIOBase):
         return True
 
     @property
-    def encoding(self):
+    def encoding(self):  # type: ignore[override]  # read-only in io.TextIOBase too; typeshed declares a field
         return getattr(self.raw, "encoding", "utf-8")
 
     @property
-    def errors(self):
+    def errors(self):  # type: ignore[override]  # read-only in io.TextIOBase too; typeshed declares a field
         return getattr(self.raw, "errors", "strict")
 
     def __getattr__(self, name):  # buffer, mode, name, ... of the stream beneath

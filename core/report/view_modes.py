@@ -68,7 +68,7 @@ def effective_mode(requested: str, model_a: str | None, model_b: str | None, ans
     if MODEL_A in needs and model_a is None:
         return TRUTH, "no model is chosen as model A"
     missing = [name for need, name in ((MODEL_A, model_a), (MODEL_B, model_b))
-               if need in needs and name not in answered]
+               if need in needs and name is not None and name not in answered]  # (not None: checked above)
     if missing:
         return TRUTH, f"{' and '.join(missing)} {'have' if len(missing) > 1 else 'has'} no result for {program}"
     return requested, ""

@@ -127,7 +127,9 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
 
 
 def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     problems = []
     unusable = refusal(metadata)
     if unusable:
@@ -214,7 +216,8 @@ def _graph_from_stored(stored: object) -> tuple[CallGraph, list[str]]:
     boolean or null is an edge too (it can only be a false positive), kept as `NOT_A_STRING`."""
     if not isinstance(stored, dict):
         return CallGraph(), [f"prediction is {type(stored).__name__}, not an object; scored as empty"]
-    keys, edges, problems = [], [], {}
+    keys, edges = [], []
+    problems: dict[str, str] = {}
     for caller, callees in stored.items():
         keys.append(caller)
         if not isinstance(callees, list):

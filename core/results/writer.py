@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.dataset.workspace import Workspace
+from core.errors import WorkspaceError
 from core.llm.prompt_wording import wording_label
 from core.records import LANGUAGES
 from core.scoring.answers import scored_graph
@@ -50,6 +51,9 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                               normalise_edges(graph.edges, language, modes, rules))
             counts.append(diff.counts)
             scores = micro_scores(diff.counts)
+            instance = ws.instance(key)
+            if instance is None:  # it has a prediction and a ground truth, so it is indexed
+                raise WorkspaceError(f"no program {key!r} in the workspace {ws.path}")
             results[prediction.instance_id] = {
                 "raw_response": prediction.raw_response or "",
                 "prediction": graph.to_dict(),
@@ -59,7 +63,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                             "precision": scores.precision, "recall": scores.recall, "f1": scores.f1},
                 "edge_diff": {"tp": [list(e) for e in diff.tp], "fp": [list(e) for e in diff.fp],
                               "fn": [list(e) for e in diff.fn]},
-                "input": {"files": len(ws.instance(key).files), "parse_problems": list(prediction.parse_problems)},
+                "input": {"files": len(instance.files), "parse_problems": list(prediction.parse_problems)},
             }
         total = sum_counts(counts)
         aggregate = micro_scores(total)

@@ -64,7 +64,8 @@ def _split_at_depth_zero(answer: str, opening: str, closing: str) -> list[str]:
     """Split on commas outside brackets; the depth never drops below 0."""
     if not any(bracket in answer for bracket in opening):  # the common case, and 10x faster
         return answer.split(",")
-    parts, depth, current = [], 0, []
+    parts, depth = [], 0
+    current: list[str] = []
     for char in answer:
         if char in opening:
             depth += 1
@@ -114,7 +115,7 @@ def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     if text is None or not text.strip():
         return ParsedAnswer(CallGraph(tuple(keys), ()), ("empty response",) if keys else ())
     lines = answer_lines(text, keys, rules)
-    answers = sorted((line for line in lines if line.kind == ANSWER), key=lambda line: line.number)
+    answers = sorted((line for line in lines if line.kind == ANSWER), key=_question_number)
     problems: list[str] = []
     if REPLACEMENT_CHARACTER in text:
         problems.append(_not_unicode(text.count(REPLACEMENT_CHARACTER)))
@@ -192,6 +193,12 @@ class AnswerLine:
     note: str = ""
     superseded_by: int | None = None  # the line that answers the question instead
     answer_start: int = 0
+
+
+def _question_number(line: AnswerLine) -> int:
+    if line.number is None:
+        raise ValueError(f"line {line.line} is read as an answer without a question number")
+    return line.number
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,10 @@ def _java_owner_end(name: str) -> int:
 
 
 def _java_first_segment(name: str) -> str:
-    return _JAVA_FIRST_SEGMENT.match(name, 0, _java_owner_end(name)).group()
+    match = _JAVA_FIRST_SEGMENT.match(name, 0, _java_owner_end(name))
+    if match is None:
+        raise ValueError(f"no first segment in {name!r}")  # cannot happen: the pattern matches the empty string
+    return match.group()
 
 
 def _flatten_nested(name: str) -> str:

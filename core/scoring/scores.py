@@ -106,7 +106,8 @@ class NormalisedTruths:
     """Ground-truth edge sets normalised once per instance, shared by every model scored."""
 
     def __init__(self, ws: Workspace, modes: frozenset[str], rules: str = DEFAULT_RULES):
-        self.ws, self.modes, self.rules, self.edges = ws, frozenset(modes), rules, {}
+        self.ws, self.modes, self.rules = ws, frozenset(modes), rules
+        self.edges: dict[str, frozenset[tuple[str, str]]] = {}  # normalised ground-truth edges per instance
         self.keys: dict[str, tuple[str, ...]] = {}  # the question keys, for rule sets that re-read answers
 
     def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:

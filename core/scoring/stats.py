@@ -82,13 +82,15 @@ def stratified_proportion(strata: Iterable[StratumCount], confidence: float,
     n = sum(s.judged for s in used)
     if not n:
         return None
-    known = all(s.size for s in used)
-    sizes = [Fraction(s.size) if known else Fraction(s.judged) for s in used]
-    total = sum(sizes)
-    estimate = sum((size / total) * Fraction(s.real, s.judged) for size, s in zip(sizes, used))
-    variance = sum(_stratum_variance(size / total, s, size if known else None) for size, s in zip(sizes, used))
+    known_sizes = [s.size for s in used if s.size]
+    known = len(known_sizes) == len(used)
+    sizes = [Fraction(size) for size in known_sizes] if known else [Fraction(s.judged) for s in used]
+    total = sum(sizes, Fraction(0))
+    estimate = sum(((size / total) * Fraction(s.real, s.judged) for size, s in zip(sizes, used)), Fraction(0))
+    variance = sum((_stratum_variance(size / total, s, size if known else None) for size, s in zip(sizes, used)),
+                   Fraction(0))
     srs = _stratum_variance(Fraction(1), StratumCount(None, n, 0), total if known else None, estimate)
-    effective_n = float(min(n, n * srs / variance)) if variance else float(n)
+    effective_n = min(float(n), float(n * srs / variance)) if variance else float(n)
     low, high = wilson_interval(float(estimate), effective_n, confidence)
     return Proportion(float(estimate), low, high, n, sum(s.real for s in used), confidence, effective_n,
                       len(used), method)

@@ -43,7 +43,8 @@ def extract_symbols(language: str, files: Mapping[str, str]) -> SymbolTable:
         extractor = python if language == "python" else javascript
         results = [extractor.extract_file(path, text) for path, text in sources.items()]
         modules = {path: extractor.module_name(path) for path in sources}
-    definitions, classes, problems, call_names = [], [], [], {}
+    definitions, classes, problems = [], [], []
+    call_names: dict[str, set[str]] = {}
     for scan, problem in results:
         definitions.extend(scan.nodes)
         classes.extend(scan.classes)

@@ -61,6 +61,8 @@ def _calls(table: SymbolTable, path: str, text: str) -> list[CallSite]:
     key = (path, text)
     if key not in table.scan_cache:
         if table.language == "java":
+            if not isinstance(table.program, java.Program):
+                raise ValueError(f"a Java symbol table without its program's types ({path})")
             scan, _ = java.extract_file(path, text, table.program, want_calls=True)
         else:
             module = python if table.language == "python" else javascript

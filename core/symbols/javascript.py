@@ -139,8 +139,8 @@ class _Extractor:
             name, kind, alias = self._anonymous(), "anonymous", ""
         else:
             name, kind, alias = binding.name, binding.kind, binding.alias
-        if kind == "constructor":
-            alias = binding.container.rpartition(".")[2]
+            if kind == "constructor":
+                alias = binding.container.rpartition(".")[2]
         this = binding.container if binding and binding.container else name
         return self.function(node, scope, name, kind, this, alias)
 
@@ -225,15 +225,16 @@ class _Extractor:
         node = target
         while node.type in ("member_expression", "subscript_expression"):
             if node.type == "member_expression":
-                segment = self._text(node, "property")
+                segment: str | None = self._text(node, "property")
             else:
                 segment = self._key_text(node.child_by_field_name("index"))
             if not segment:
                 return None
             segments.append(segment)
-            node = node.child_by_field_name("object")
-            if node is None:
+            parent = node.child_by_field_name("object")
+            if parent is None:
                 return None
+            node = parent
         if node.type == "this":
             base = scope.this
         elif node.type == "identifier":

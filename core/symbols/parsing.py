@@ -22,14 +22,18 @@ TsNode = ts.Node
 @cache
 def language(name: str) -> ts.Language:
     if name == "python":
-        import tree_sitter_python as grammar
-    elif name == "javascript":
-        import tree_sitter_javascript as grammar
-    elif name == "java":
-        import tree_sitter_java as grammar
-    else:
-        raise ValueError(f"unknown language: {name!r}")
-    return ts.Language(grammar.language())
+        import tree_sitter_python
+
+        return ts.Language(tree_sitter_python.language())
+    if name == "javascript":
+        import tree_sitter_javascript
+
+        return ts.Language(tree_sitter_javascript.language())
+    if name == "java":
+        import tree_sitter_java
+
+        return ts.Language(tree_sitter_java.language())
+    raise ValueError(f"unknown language: {name!r}")
 
 
 _local = threading.local()

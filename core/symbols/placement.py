@@ -183,7 +183,8 @@ class JavaPlacer:
 
 def _split_params(text: str) -> list[str]:
     """Split on commas outside angle brackets; `()` is no parameters."""
-    params, depth, current = [], 0, []
+    params, depth = [], 0
+    current: list[str] = []
     for char in text:
         if char == "<":
             depth += 1

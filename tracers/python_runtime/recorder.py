@@ -236,7 +236,7 @@ class Recorder:
         """Write the final call count of every (caller, callee, line) and close the log."""
         if os.getpid() != self.pid:
             return  # a forked child: its counts would repeat the parent's
-        totals = {}
+        totals: dict[tuple[int, int, int], int] = {}
         for caller, callee, line, count in counts:
             key = (caller, callee, line)
             totals[key] = totals.get(key, 0) + count

@@ -19,10 +19,12 @@ def _load_runtime():
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("_traceeval_runtime", os.path.join(here, "__init__.py"),
                                                   submodule_search_locations=[here])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the tracer runtime from {here}")
     package = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = package
     spec.loader.exec_module(package)
-    from _traceeval_runtime import backends, recorder
+    from _traceeval_runtime import backends, recorder  # type: ignore[import-not-found]  # loaded just above
 
     return backends, recorder
 
@@ -41,7 +43,7 @@ def _backend(wanted, backends, recorder):
 
 
 def _json(text):
-    from _traceeval_runtime.recorder import json_string
+    from _traceeval_runtime.recorder import json_string  # type: ignore[import-not-found]  # loaded by _load_runtime
 
     return json_string(text)
 
