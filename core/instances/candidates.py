@@ -35,7 +35,7 @@ from core.instances.program_files import (
 )
 from core.instances.records import ENTRY_NAME_TAKEN, Candidate, CandidateProblem
 from core.records import SOURCE_SUFFIXES, Node
-from core.symbols import extract_symbols, java, javascript, python
+from core.symbols import extract_symbols, java, javascript, python, symbol_table
 from core.symbols.parsing import Source
 from core.symbols.scan import CallSite, FileScan
 from core.symbols.table import SymbolTable
@@ -209,18 +209,11 @@ class RepositoryScan:
 def _table(language: str, scans: list[FileScan], problems: list[str], code: Mapping[str, str],
            program: java.Program | None) -> SymbolTable:
     """The SymbolTable `extract_symbols` would build, from scans that also hold call sites."""
-    definitions, classes = [], []
-    call_names: dict[str, set[str]] = {}
-    for scan in scans:
-        definitions.extend(scan.nodes)
-        classes.extend(scan.classes)
-        for name, names in scan.call_names.items():
-            call_names.setdefault(name, set()).update(names)
     modules = {}
     if language != "java":
         extractor = python if language == "python" else javascript
         modules = {path: extractor.module_name(path) for path in code}
-    return SymbolTable(language, definitions, classes, problems, call_names, modules, program)
+    return symbol_table(language, scans, problems, modules, program)
 
 
 def _owner_class(language: str, node: Node) -> str:

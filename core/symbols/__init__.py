@@ -43,13 +43,18 @@ def extract_symbols(language: str, files: Mapping[str, str]) -> SymbolTable:
         extractor = python if language == "python" else javascript
         results = [extractor.extract_file(path, text) for path, text in sources.items()]
         modules = {path: extractor.module_name(path) for path in sources}
-    definitions, classes, problems = [], [], []
+    problems = [problem for _, problem in results if problem]
+    return symbol_table(language, [scan for scan, _ in results], problems, modules, program)
+
+
+def symbol_table(language: str, scans: list[FileScan], problems: list[str], modules: dict[str, str],
+                 program: java.Program | None) -> SymbolTable:
+    """One program's SymbolTable from its files' scans (in file order)."""
+    definitions, classes = [], []
     call_names: dict[str, set[str]] = {}
-    for scan, problem in results:
+    for scan in scans:
         definitions.extend(scan.nodes)
         classes.extend(scan.classes)
         for name, names in scan.call_names.items():
             call_names.setdefault(name, set()).update(names)
-        if problem:
-            problems.append(problem)
     return SymbolTable(language, definitions, classes, problems, call_names, modules, program)
