@@ -32,8 +32,11 @@ class ParsedProgram:
 def parse_program(ws: Workspace, key: str) -> ParsedProgram | None:
     """The program's files read and parsed; None when the workspace has no such program."""
     instance = ws.instance(key)
-    if instance is None:
-        return None
+    return parse_instance(instance) if instance is not None else None
+
+
+def parse_instance(instance: Instance) -> ParsedProgram:
+    """The instance's files read and parsed (no workspace needed, so any thread may do it)."""
     sources, unreadable = instance.read_sources()
     return ParsedProgram(instance, sources, unreadable, extract_symbols(instance.language, sources))
 

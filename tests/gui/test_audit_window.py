@@ -11,6 +11,7 @@ from core.audit.sampling import create_audit
 from core.audit.store import AuditStore
 from core.scoring.stats import sample_size_for_margin
 from core.traces import OK, EdgeEvidence, TraceRun
+from tests.gui.menus import menu_action
 
 LABEL_KEYS = [(Qt.Key.Key_1, "correct"), (Qt.Key.Key_2, "wrong"), (Qt.Key.Key_4, "unsure"),
               (Qt.Key.Key_C, "correct"), (Qt.Key.Key_W, "wrong"), (Qt.Key.Key_U, "unsure")]
@@ -355,12 +356,6 @@ def test_the_main_window_shows_only_the_auditing_annotators_verdicts(window, qtb
     audit_window.close()
     assert state.annotator is None
     assert state.detail().verdicts[(first.caller, first.callee)].auditor == "ann"  # the newest of anyone's
-
-
-def menu_action(window, menu_title, text):
-    """The QAction a person picks in the window's menu bar (`menu_title` ▸ `text`, without the &s)."""
-    menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == menu_title)
-    return next(a for a in menu.actions() if a.text().replace("&", "") == text)
 
 
 def pick_file_when_asked(qtbot, path, seen):

@@ -16,15 +16,11 @@ from core.release.checkout import read_release_wording
 from core.results.importing import import_results
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
+from tests.gui.menus import menu_action
 from tests.llm_server import FakeChatServer, answer_text, ok
 from tests.release_standin import write_release
 
 TIMEOUT_MS = 30_000
-
-
-def menu_action(window, menu_title: str, text: str):
-    menu = next(a.menu() for a in window.menuBar().actions() if a.menu() and a.text().replace("&", "") == menu_title)
-    return next(a for a in menu.actions() if a.text().replace("&", "") == text)
 
 
 def in_modal_dialog(qtbot, work):

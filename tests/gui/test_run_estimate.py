@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.cli_run import run
 from tests.gui.conftest import open_window
+from tests.gui.menus import menu_action
 
 ESTIMATE_TIMEOUT_MS = 10_000
 
@@ -23,11 +24,6 @@ def studio(qtbot, state, settings, tmp_path):
     window = open_window(qtbot, state, tmp_path / "demo.sqlite", settings=settings)
     yield window
     window.close()
-
-
-def menu_action(window, menu_title, text):
-    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == menu_title)
-    return next(a for a in menu.actions() if a.text() == text)
 
 
 def drive_run_model_dialog(qtbot, window, steps):
@@ -49,7 +45,7 @@ def drive_run_model_dialog(qtbot, window, steps):
             dialog.reject()
 
     QTimer.singleShot(50, check)
-    menu_action(window, "&Model", "&Run Model…").trigger()
+    menu_action(window, "Model", "Run Model…").trigger()
     assert done, "the steps in the dialog did not finish"
 
 

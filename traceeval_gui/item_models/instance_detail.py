@@ -7,6 +7,7 @@ bounded shown part.
 """
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -104,24 +105,43 @@ class InstanceDetail(ProgramView):
 
 
 class InstanceDetailLoader:
-    """Builds `InstanceDetail`s, keeping the parsed sources of recently shown instances."""
+    """Builds `InstanceDetail`s, keeping the parsed sources of recently shown instances and of those
+    parsed ahead of time on another thread (`keep_parsed`)."""
 
     def __init__(self, keep: int = 8) -> None:
         self.keep = keep
         self._parsed: dict[str, ParsedProgram] = {}
+        self._lock = threading.Lock()
+        self.generation = 0  # counts `clear` calls: a parse begun before one is not kept
 
     def clear(self) -> None:
-        self._parsed.clear()
+        with self._lock:
+            self._parsed.clear()
+            self.generation += 1
+
+    def is_parsed(self, key: str) -> bool:
+        with self._lock:
+            return key in self._parsed
+
+    def keep_parsed(self, parsed: ParsedProgram, generation: int | None = None) -> None:
+        """Remember `parsed` as the most recent (any thread); `generation`: the one it was begun in."""
+        with self._lock:
+            if generation is not None and generation != self.generation:
+                return
+            self._parsed.pop(parsed.instance.key, None)
+            self._parsed[parsed.instance.key] = parsed
+            while len(self._parsed) > self.keep:
+                self._parsed.pop(next(iter(self._parsed)))
 
     def load(self, ws: Workspace, key: str, model: str | None, models: tuple[str, ...] = (),
              annotator: str | None = None) -> InstanceDetail | None:
         """`models`: every loaded model (the overlay lines them all up; `model` is the current one);
         `annotator`: show only their audit verdicts (None: the newest of anyone's)."""
-        parsed = self._parsed.pop(key, None) or parse_program(ws, key)
+        with self._lock:
+            parsed = self._parsed.get(key)
+        parsed = parsed or parse_program(ws, key)
         if parsed is None:
             return None
-        self._parsed[key] = parsed  # most recent last
-        while len(self._parsed) > self.keep:
-            self._parsed.pop(next(iter(self._parsed)))
+        self.keep_parsed(parsed)
         return InstanceDetail.load(ws, key, (*models, *([model] if model else [])), MODES, parsed=parsed, model=model,
                                    verdicts=ws.latest_verdicts(key, annotator))

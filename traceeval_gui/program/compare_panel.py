@@ -48,6 +48,7 @@ from traceeval_gui.item_models.instance_detail import ClassifiedEdge
 from traceeval_gui.program.edge_table import fit_checked_text
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT, model_label, model_tooltip
+from traceeval_gui.widgets.column_fit import column_width
 from traceeval_gui.widgets.form_parts import pane_splitter
 from traceeval_gui.widgets.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.widgets.score_bar_delegate import ScoreBarDelegate
@@ -55,8 +56,6 @@ from traceeval_gui.widgets.split_combo import SplitCombo
 from traceeval_gui.widgets.when_shown import WhenShown
 
 FIT_SAMPLE_ROWS = 300
-CELL_PADDING = 14
-SORT_ARROW_ROOM = 26  # header text padding plus the sort indicator
 MAX_PROGRAM_WIDTH = 190  # very long ids elide (the tooltip has them) rather than push the scores away
 IMPORT_HINT = "import another with <code>traceeval import-results DATASET RESULTS</code>"
 
@@ -475,9 +474,8 @@ class ComparePanel(QWidget):
                   "program": max(ids, key=metrics.horizontalAdvance, default=""),
                   "language": "JavaScript", "f1_a": "100.0%", "f1_b": "100.0%", "delta": "+100.0",
                   "counts_a": "999 / 999 / 999", "counts_b": "999 / 999 / 999"}
-        for column, (field, title, _) in enumerate(DIFFERENCE_COLUMNS):
-            width = max(metrics.horizontalAdvance(widest[field]) + CELL_PADDING,
-                        header.fontMetrics().horizontalAdvance(title) + SORT_ARROW_ROOM)
+        for column, (field, _, _) in enumerate(DIFFERENCE_COLUMNS):
+            width = column_width(self.difference_table, column, [widest[field]])
             header.resizeSection(column, min(width, MAX_PROGRAM_WIDTH))
 
 

@@ -20,20 +20,30 @@ from PySide6.QtWidgets import (
 )
 
 from core.scoring.metrics import INSTANCE_RULE
+from core.verdicts import LABEL_TITLES
 from traceeval_gui.item_models.edge_table import (
+    A_COLUMN,
+    B_COLUMN,
     CALLEE_COLUMN,
     CALLER_COLUMN,
-    COLUMNS,
+    CLASS_COLUMN,
     EDGE_ROLE,
     KINDS,
+    NO,
+    TRACE_COLUMN,
+    TRUTH_COLUMN,
+    VERDICT_COLUMN,
+    YES,
     EdgeFilterProxyModel,
     EdgeRow,
     EdgeSources,
     EdgeTableModel,
+    class_text,
 )
 from traceeval_gui.item_models.instance_detail import ClassifiedEdge
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import EDGE_COLOURS, EDGE_DESCRIPTIONS, EDGE_LABELS, MUTED_TEXT, edge_tint, model_label
+from traceeval_gui.widgets.column_fit import column_width
 from traceeval_gui.widgets.omitted_edges import OmittedEdgesLabel
 
 
@@ -81,11 +91,9 @@ class EdgePanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setResizeContentsPrecision(40)  # fit to the first rows: all rows costs 30k data() calls per switch
-        for column in range(len(COLUMNS)):
-            stretch = column in (CALLER_COLUMN, CALLEE_COLUMN)
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if stretch
-                                        else QHeaderView.ResizeMode.ResizeToContents)
+        for column in (CALLER_COLUMN, CALLEE_COLUMN):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        self._fit_columns()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         self.omitted = OmittedEdgesLabel()
@@ -234,6 +242,18 @@ class EdgePanel(QWidget):
         evidence = detail.overlay.trace_evidence
         return [EdgeRow(detail.classify(e.caller, e.callee), e, evidence.get(e.edge), detail.verdicts.get(e.edge))
                 for e in detail.overlay.shown().edges]
+
+    def _fit_columns(self) -> None:
+        """The columns other than the names get the width of the widest text they can hold, once: fitting
+        them to the rows cost thousands of calls into the model at every program shown, and the columns
+        moved from program to program."""
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        for column, texts, font in ((CLASS_COLUMN, [class_text(kind) for kind in KINDS], bold),
+                                    (TRUTH_COLUMN, [YES, NO], None), (A_COLUMN, [YES, NO], None),
+                                    (B_COLUMN, [YES, NO], None), (TRACE_COLUMN, [f"{YES} 9,999+×"], None),
+                                    (VERDICT_COLUMN, list(LABEL_TITLES.values()), None)):
+            self.table.horizontalHeader().resizeSection(column, column_width(self.table, column, texts, font))
 
     def _set_counts(self, counts, others: int = 0) -> None:
         for kind, button in self.class_buttons.items():

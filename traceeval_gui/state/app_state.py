@@ -8,7 +8,7 @@ the GUI thread; jobs open their own.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from core.scoring.scores import instance_counts
 from traceeval_gui.item_models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.state.collector import IdleCollector
 from traceeval_gui.state.jobs import JobRunner, OpenedDataset
+from traceeval_gui.state.read_ahead import ReadAhead
 from traceeval_gui.state.selection_history import Selection, SelectionHistory
 
 
@@ -59,6 +60,7 @@ class AppState(QObject):
         self.release_path = ""  # the user's TraceEval release ("": $TRACEEVAL_RELEASE or next to the dataset)
         self._wording: tuple[tuple[str, str, str], PromptWording, str] | None = None
         self._loader = InstanceDetailLoader()
+        self._read_ahead = ReadAhead(self._loader)
         self._detail: InstanceDetail | None = None
 
     # -- the dataset ----------------------------------------------------------------------
@@ -249,6 +251,12 @@ class AppState(QObject):
     def _reclassified(self, edge: ClassifiedEdge | None) -> ClassifiedEdge | None:
         detail = self.detail()
         return detail.classify(edge.caller, edge.callee) if edge is not None and detail is not None else None
+
+    def read_ahead(self, keys: Sequence[str]) -> None:
+        """Parse these programs and colour their files on a worker thread, so that showing one of them
+        next is quick (the programs next to the selection in a list)."""
+        if self.workspace is not None:
+            self._read_ahead.read([i for i in map(self.workspace.instance, keys) if i is not None])
 
     def detail(self) -> InstanceDetail | None:
         """The current instance under the current model, with every model and the latest trace in

@@ -160,3 +160,16 @@ class PygmentsHighlighter(QSyntaxHighlighter):
                 fmt = _format(token, self.dark)
                 if fmt is not None:
                     self.setFormat(start, length, fmt)
+
+
+def lex_ahead(language: str, text: str) -> None:
+    """Lex a file that is about to be shown, on the calling thread (any), unless it already is or is
+    long enough to be lexed in the background when shown anyway."""
+    cache = _cache()
+    if text.count("\n") < SYNC_LINES and cache.get(language, text) is None:
+        cache.put(language, text, token_runs(text, language))
+
+
+def lexed(language: str, text: str) -> Runs | None:
+    """The runs kept for this file's text, if it was lexed lately."""
+    return _cache().get(language, text)

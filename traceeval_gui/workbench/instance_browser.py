@@ -2,7 +2,7 @@
 column; pick a program."""
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,19 +29,21 @@ from traceeval_gui.item_models.instance_table import (
 )
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT
+from traceeval_gui.widgets.column_fit import column_width
 from traceeval_gui.widgets.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.widgets.split_combo import SplitCombo
 
 FIT_SAMPLE_ROWS = 300
-SORT_ARROW_ROOM = 26  # header text padding plus the sort indicator
-CELL_PADDING = 14
 MAX_COLUMN_WIDTH = 190  # a few very long ids must not push the scores out of view (tooltips show them)
+READ_AHEAD_MS = 50  # a program shown this long has its neighbours read ahead (not at every step of a held key)
 
 
 class InstanceBrowserPanel(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self._read_ahead_timer = QTimer(self, singleShot=True, interval=READ_AHEAD_MS)
+        self._read_ahead_timer.timeout.connect(self._on_read_ahead_timer_timeout)
         self.model = InstanceTableModel(self)
         self.proxy = InstanceFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -190,6 +192,14 @@ class InstanceBrowserPanel(QWidget):
     def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
             self.state.select_instance(current.data(ROW_ROLE).key)
+            self._read_ahead_timer.start()
+
+    def _on_read_ahead_timer_timeout(self) -> None:
+        """The programs a step down and a step up the list as shown, the likely next ones."""
+        row = self.table.currentIndex().row()
+        if row >= 0:
+            neighbours = [r for r in (row + 1, row - 1) if 0 <= r < self.proxy.rowCount()]
+            self.state.read_ahead([self.proxy.index(r, 0).data(ROW_ROLE).key for r in neighbours])
 
     def _on_filter_edit_text_changed(self, text: str) -> None:
         self.proxy.set_text(text)
@@ -303,17 +313,10 @@ class InstanceBrowserPanel(QWidget):
             self.table.scrollTo(current)
 
     def _fit_columns(self) -> None:
-        """Width = the widest of the header's lines (plus the sort arrow) and the first rows' text.
-        Cheaper and tighter than `resizeColumnsToContents`, which reserves the arrow's room twice."""
-        metrics = self.table.fontMetrics()
-        header_metrics = self.table.horizontalHeader().fontMetrics()
+        """Fit each column to its header and its first rows' text (all rows: too slow at 10,000)."""
         sample = range(min(self.model.rowCount(), FIT_SAMPLE_ROWS))
         for column in range(self.model.columnCount()):
-            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
-            width = max(header_metrics.horizontalAdvance(line) for line in title.split("\n")) + SORT_ARROW_ROOM
-            for row in sample:
-                text = self.model.display_text(row, column)
-                width = max(width, metrics.horizontalAdvance(text) + CELL_PADDING)
+            width = column_width(self.table, column, (self.model.display_text(row, column) for row in sample))
             self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
 
     def _show_scores_early(self) -> None:
