@@ -61,10 +61,8 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
         self._positions = {row.key: index for index, row in enumerate(self._rows)}
         self._order = list(range(len(self._rows)))
         self._models = list(models)
-        self._counts = []
-        for model in self._models:
-            by_key = counts.get(model.name, {})
-            self._counts.append([by_key.get(r.key) for r in self._rows])
+        keys = [row.key for row in self._rows]
+        self._counts = [list(map(counts.get(model.name, {}).get, keys)) for model in self._models]
         self._f1 = [None] * len(self._models)
         if self._sorted_by is not None:
             self._order = self._sorted_order(*self._sorted_by)
@@ -258,6 +256,7 @@ class InstanceFilterProxyModel(QSortFilterProxyModel):
         self._split: str | None = None
         self._repo: str | None = None
         self._f1: tuple[str, float, float] | None = None  # model, low, high (fractions, inclusive)
+        self.filtering = False  # whether any filter is set (else every row is shown, asked 10,583 times a pass)
 
     def set_text(self, text: str) -> None:
         self._set_filter("_text", text.strip().lower())
@@ -282,16 +281,15 @@ class InstanceFilterProxyModel(QSortFilterProxyModel):
     def f1_filtered(self) -> bool:
         return self._f1 is not None
 
-    @property
-    def filtering(self) -> bool:
-        """Whether any filter is set (else every row is shown)."""
-        return bool(self._text) or any(value is not None for value in (self._language, self._split, self._repo,
-                                                                         self._f1))
-
     def _set_filter(self, name: str, value) -> None:
         """Refilter only when the value changes: each pass asks about every row (10,583 calls)."""
         if getattr(self, name) != value:
-            change_row_filter(self, lambda: setattr(self, name, value))
+            change_row_filter(self, lambda: self._change_filter(name, value))
+
+    def _change_filter(self, name: str, value) -> None:
+        setattr(self, name, value)
+        self.filtering = bool(self._text) or any(value is not None for value in (self._language, self._split,
+                                                                                   self._repo, self._f1))
 
     def filterAcceptsRow(self, source_row: int, _source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         if not self.filtering:

@@ -173,3 +173,16 @@ def lex_ahead(language: str, text: str) -> None:
 def lexed(language: str, text: str) -> Runs | None:
     """The runs kept for this file's text, if it was lexed lately."""
     return _cache().get(language, text)
+
+
+def warm_up_in_background() -> None:
+    """Compile the lexers' patterns on a worker thread (once per process). A lexer
+    compiles them when it is first made, 10-30 ms per language: the first program shown would pay it on
+    the GUI thread."""
+    global _WARMING
+    if _WARMING is None:
+        _WARMING = threading.Thread(target=lambda: [lexer() for lexer in LEXERS.values()], name="lexers", daemon=True)
+        _WARMING.start()
+
+
+_WARMING: threading.Thread | None = None
