@@ -9,13 +9,21 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping, MutableSequence
 
+LARGE = 64  # items of a container larger than this are freed one by one too
+
 
 def free_gradually(*containers: MutableMapping | MutableSequence) -> None:
-    """Empty each container item by item (each item is freed as it is dropped)."""
+    """Empty each container item by item (each item is freed as it is dropped); an item that is itself a
+    large list or dict (one model's 2,129 answers) is emptied the same way first, not freed in one go."""
     for container in containers:
         if isinstance(container, MutableMapping):
             while container:
-                container.popitem()
+                _free_item(container.popitem()[1])
         else:
             while container:
-                container.pop()
+                _free_item(container.pop())
+
+
+def _free_item(item: object) -> None:
+    if isinstance(item, (list, dict)) and len(item) > LARGE:
+        free_gradually(item)

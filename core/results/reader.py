@@ -22,7 +22,15 @@ from pathlib import Path
 from core.errors import ResultsError
 from core.problems import Problem
 from core.records import LANGUAGES, CallGraph, Prediction
-from core.safe_files import INT64, MAX_RESULTS_BYTES, parse_json, read_bytes, refusal, why_unreadable
+from core.safe_files import (
+    INT64,
+    MAX_RESULTS_BYTES,
+    parse_json,
+    parse_json_gradually,
+    read_bytes,
+    refusal,
+    why_unreadable,
+)
 from core.scoring.answers import parse_answer
 
 RELEASED_NAME = re.compile(r"^(?P<slug>.+?)_(?P<language>python|javascript|java)_t(?P<temperature>[0-9.]+)"
@@ -78,7 +86,7 @@ def read_results_file(path: Path, model: str | None = None) -> ResultsFile:
     if path.suffix == ".jsonl":
         return _read_jsonl(path, text, model)
     try:
-        data = parse_json(text)
+        data = parse_json_gradually(text)  # beside the window: a 14 MB file in one call held the GIL 50 ms
     except json.JSONDecodeError as error:
         return ResultsFile(path, [], {}, [Problem(str(path), f"invalid JSON at line {error.lineno}: {error.msg}")])
     if isinstance(data, dict) and isinstance(data.get("results"), dict):

@@ -8,6 +8,7 @@ connections belong to one thread, so a job that needs the workspace opens its ow
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -29,6 +30,10 @@ from core.scoring.scores import NormalisedTruths, ScoreTable, Selection, default
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]
+# How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms). A repaint
+# takes the GIL once per Python paint override, so with a job computing beside it each took its own
+# 5 ms wait: 30-60 ms to repaint a window that needs 1 ms of CPU.
+GIL_SWITCH_S = 0.001
 
 
 class JobCancelled(Exception):
@@ -95,6 +100,7 @@ class JobRunner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        sys.setswitchinterval(GIL_SWITCH_S)
         self.pool = QThreadPool(self)
         self._running: dict[JobSignals, Job] = {}
 
