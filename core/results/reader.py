@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import ResultsError
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, CallGraph, Prediction
+from core.records import CallGraph, Prediction
 from core.safe_files import INT64, MAX_RESULTS_BYTES, parse_json, read_bytes, refusal, why_unreadable
 from core.scoring.answers import parse_answer
 
@@ -138,7 +139,7 @@ def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
         metadata = {}
     named = RELEASED_NAME.match(path.name)
     language = metadata.get("language") or (named.group("language") if named else None)
-    if language not in LANGUAGES:
+    if not registry.is_known(language):
         problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
                                 "records are matched by id alone", "warning"))
         language = None
@@ -186,7 +187,7 @@ def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
             problems.append(Problem(f"{path}:{number}", 'no "model" (give one with --model)'))
             continue
         language = entry.get("language")
-        if language is not None and language not in LANGUAGES:
+        if language is not None and not registry.is_known(language):
             problems.append(Problem(f"{path}:{number}", f"unknown language {language!r}"))
             continue
         records.append(_record(entry["instance_id"], model_name, language, entry, where))
