@@ -10,9 +10,7 @@ from pathlib import Path
 
 from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 
-LANGUAGES = ("python", "javascript", "java")
-LANGUAGE_TITLES = {"python": "Python", "javascript": "JavaScript", "java": "Java"}
-SOURCE_SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "java": (".java",)}
+# The languages (names, titles, source suffixes, ...) are described in `core.languages`.
 
 Edge = tuple[str, str]
 

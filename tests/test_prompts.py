@@ -9,11 +9,11 @@ import pytest
 
 from core.dataset.layout import load_program
 from core.errors import DatasetError
-from core.llm.prompt_examples import EXAMPLES
+from core.llm.prompt_examples import JAVA, JAVASCRIPT, PYTHON, worked_example
+from core.llm.prompt_questions import java_class
 from core.llm.prompt_wording import STUDIO_INSTRUCTIONS, STUDIO_LABEL, STUDIO_WORDING
 from core.llm.prompts import (
     build_prompt,
-    java_class,
     paper_code_section,
     paper_program_files,
     paper_questions,
@@ -118,7 +118,7 @@ def test_the_studio_wording_fills_the_releases_fields(key):
     assert prompt.system == STUDIO_WORDING.system.format(language=word)
     instructions = prompt.user.split("**Instructions**:\n")[1].split("\n\n")[0].splitlines()
     assert instructions == [f"{n}. {text}" for n, text in enumerate(STUDIO_INSTRUCTIONS, 1)]
-    assert EXAMPLES[instance.language].code in prompt.user
+    assert worked_example(instance.language).code in prompt.user
     code_files, map_files = paper_program_files(instance.root, instance.language)
     questions = paper_questions(instance.language, instance.ground_truth.keys, map_files)
     assert prompt.user.endswith("**Questions**:\n" + "\n".join(questions) + "\n\n**Answers**:")
@@ -129,7 +129,7 @@ def test_the_studio_wording_fills_the_releases_fields(key):
 def test_worked_examples_parse_to_what_they_show():
     """The examples teach the answer format: the paper's parser must read them as intended."""
     expected_edges = {"main.py": 4, "main.js": 4, "Main.java": 3}  # Java's signature commas stay inside
-    for example in EXAMPLES.values():
+    for example in (PYTHON, JAVASCRIPT, JAVA):
         keys = [f"q{n}" for n in range(len(example.questions))]
         text = "\n".join(f"{n}. {a}" for n, a in enumerate(example.answers, start=1))
         parsed = parse_answer(text, keys)

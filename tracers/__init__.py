@@ -1,19 +1,19 @@
 """Per-language tracers behind one protocol (`tracers.base.Tracer`), run in a shared sandbox.
 
-`tracer_for(language)` gives the tracer of a language; `trace_instance` runs it once or N
+`tracer_for(language)` gives the tracer of a language (its `Language.tracer`); `trace_instance` runs it once or N
 times (combining the runs so edges seen in only some of them stand out); a tracer that raises
 gives a run with status tracer_error, so one bug never ends a retrace or the app.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import traceback
 
 from core import traces
 from core.errors import TracerError
-from core.records import LANGUAGES, Instance
+from core.languages import registry
+from core.records import Instance
 from core.traces import TraceRun, combine_runs
 from tracers.base import ToolchainStatus, TraceOptions, Tracer
 from tracers.sandbox import Limits
@@ -21,16 +21,15 @@ from tracers.tracelog import now_iso, stopped_run
 
 log = logging.getLogger(__name__)
 
-_MODULES = {"python": "tracers.python", "javascript": "tracers.javascript", "java": "tracers.java"}
 _TRACERS: dict[str, Tracer] = {}
 
 
 def tracer_for(language: str) -> Tracer:
     """The (shared, lazily created) tracer of a language."""
-    if language not in LANGUAGES:
-        raise TracerError(f"no tracer for language {language!r} (known: {', '.join(LANGUAGES)})")
+    if not registry.is_known(language) or not registry.get(language).tracer:
+        raise TracerError(f"no tracer for language {language!r} (known: {', '.join(registry.names())})")
     if language not in _TRACERS:
-        _TRACERS[language] = importlib.import_module(_MODULES[language]).TRACER
+        _TRACERS[language] = registry.get(language).part("tracer")
     return _TRACERS[language]
 
 
@@ -66,7 +65,7 @@ def _trace_once(tracer: Tracer, instance: Instance, options: TraceOptions) -> Tr
 
 
 def check_toolchains() -> list[ToolchainStatus]:
-    return [tracer_for(language).check() for language in LANGUAGES]
+    return [tracer_for(language).check() for language in registry.names()]
 
 
 __all__ = ["ToolchainStatus", "TraceOptions", "Tracer", "check_toolchains", "trace_for_build", "trace_instance",

@@ -36,7 +36,8 @@ import time
 from pathlib import Path
 
 from core import traces
-from core.records import SOURCE_SUFFIXES, Instance
+from core.languages import registry
+from core.records import Instance
 from core.symbols import SymbolTable, extract_symbols
 from core.symbols.parsing import Source, first_error_line
 from core.traces import TraceRun
@@ -81,7 +82,7 @@ class JavaScriptTracer:
         started_at = now_iso()
         clock = time.monotonic()
         files = {path: instance.read_source(path) for path in instance.files
-                 if path.endswith(SOURCE_SUFFIXES["javascript"])}
+                 if path.endswith(registry.get("javascript").suffixes)}
         table = extract_symbols("javascript", files)
         timings = {"symbols": time.monotonic() - clock}
 

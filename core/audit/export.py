@@ -16,7 +16,7 @@ from core.audit.agreement import Agreement
 from core.audit.audits import BASELINE_AUDIT, population_phrase
 from core.audit.reports import CORRECTION_RULE, FP_OUTCOME_TITLES, FP_OUTCOMES, HOWS, AuditReport, Corrections, ItemRow
 from core.errors import AuditError
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.scores import LanguageResult, ScoreTable, TableRow
 from core.scoring.stats import Proportion
 from core.scoring.tables import render_table, table_to_dict
@@ -210,7 +210,7 @@ def _agreement_md(report: AuditReport) -> list[str]:
     if summary is None:
         raise ValueError(f"audit {report.audit.name!r} has no agreement summary: it is a baseline audit")
     groups = [("overall", summary.overall)]
-    groups += [(f"language: {LANGUAGE_TITLES.get(k, k)}", a) for k, a in summary.by_language.items()]
+    groups += [(f"language: {registry.title(k, k)}", a) for k, a in summary.by_language.items()]
     groups += [(f"class: {k or NONE}", a) for k, a in summary.by_edge_class.items()]
     head = ["Group", "Annotators", "Items", "Percent", "Cohen κ", "Fleiss κ", "Krippendorff α"]
     rows = [[name, ", ".join(a.annotators) or NONE, f"{a.items:,}", _percent(a.percent), _number(a.cohen_kappa),
@@ -224,7 +224,7 @@ def _disagreements_md(report: AuditReport) -> list[str]:
         return lines + ["None: no edge got different labels from different annotators."]
     annotators = [a for a in report.annotators if any(a in r.verdicts for r in report.disagreements)]
     head = ["Item", "Program", "Language", "Class", "Caller", "Callee", *annotators, "Adjudication"]
-    rows = [[str(r.item.position + 1), r.item.instance_id, LANGUAGE_TITLES.get(r.item.language, r.item.language),
+    rows = [[str(r.item.position + 1), r.item.instance_id, registry.title(r.item.language, r.item.language),
              r.item.edge_class, f"`{r.item.caller}`", f"`{r.item.callee}`",
              *(_verdict_cell(r, a) for a in annotators), _adjudication_cell(r)] for r in report.disagreements]
     return lines + markdown_table(head, rows, left=len(head))

@@ -27,7 +27,7 @@ from core.audit.audits import (
 )
 from core.audit.store import AuditStore
 from core.dataset.workspace import Workspace
-from core.records import LANGUAGES
+from core.languages import registry
 from core.scoring.metrics import Counts, count_edges
 from core.scoring.scores import (
     NormalisedTruths,
@@ -264,7 +264,7 @@ def _fp_breakdown(ws: Workspace, audit: Audit, rows: Sequence[ItemRow]) -> tuple
 
 
 def audit_selection(audit: Audit) -> Selection:
-    return Selection(languages=audit.languages or LANGUAGES, split=audit.split)
+    return Selection(languages=audit.languages or registry.names(), split=audit.split)
 
 
 def _corrections(ws: Workspace, audit: Audit, rows: Sequence[ItemRow]) -> Corrections:
@@ -319,7 +319,7 @@ def _baseline(ws: Workspace, audit: Audit, rows: Sequence[ItemRow], annotators: 
     programs, beside every model there; a program with no answered question is not scored."""
     keys = {r.item.instance_key for r in rows}
     selected = [r for r in ws.instance_rows(audit.languages or None, audit.split) if r.key in keys]
-    languages = tuple(lang for lang in (audit.languages or LANGUAGES) if lang in LANGUAGES)
+    languages = tuple(lang for lang in (audit.languages or registry.names()) if registry.is_known(lang))
     modes = frozenset(audit.modes)
     truths = NormalisedTruths(ws, modes)
     known = {m.name: m for m in ws.models()}

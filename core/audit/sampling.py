@@ -27,7 +27,7 @@ from core.audit.audits import (
 from core.audit.store import AuditStore
 from core.dataset.workspace import Workspace
 from core.errors import AuditError
-from core.records import LANGUAGES
+from core.languages import registry
 from core.scoring.metrics import diff_edges
 from core.scoring.normalise import MODES, normalise_edges
 from core.scoring.scores import mapping_pairs
@@ -183,7 +183,7 @@ def _check_options(name, kind, population, model, size, margin, confidence, lang
         raise AuditError(f"margin of error must be in (0, 0.5], got {margin!r}")
     if size is not None and size < 1:
         raise AuditError(f"sample size must be at least 1, got {size!r}")
-    unknown = [lang for lang in languages if lang not in LANGUAGES] + [m for m in modes if m not in MODES]
+    unknown = [lang for lang in languages if not registry.is_known(lang)] + [m for m in modes if m not in MODES]
     if unknown:
         raise AuditError(f"unknown language or normalisation mode {unknown[0]!r}")
     for annotator in annotators:

@@ -1,22 +1,26 @@
 """Which file a program starts from (docs/benchmark.md "Entry points")."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+from core.languages import get
+from core.records import Node
 
 
 def find_entry_point(language: str, sources: Mapping[str, str]) -> str:
     """The entry file's relative path, or "" when there is none.
 
+    The language's `entry_point` rule when it has one, else its `entry_files` by name:
     Python runs `main.py`; JavaScript `main.js`, else `main.mjs` or `main.cjs` (ES module and
-    CommonJS spellings; a single-file program may use another name);
-    Java the file of the class declaring `public static void main(String[])`, found with the
-    symbol extractor so a commented-out or non-static `main` does not count.
+    CommonJS spellings); a single-file program may use another name, and so may a program whose
+    only top-level file is that one. Java: the file of the class declaring
+    `public static void main(String[])` (`java_main_file`).
     """
-    if language == "python":
-        return _named_or_single(sources, ("main.py",))
-    if language == "javascript":
-        return _named_or_single(sources, ("main.js", "main.mjs", "main.cjs"))
-    return _java_main_file(sources)
+    described = get(language)
+    if described.entry_point:
+        rule: Callable[[Mapping[str, str]], str] = described.part("entry_point")
+        return rule(sources)
+    return _named_or_single(sources, described.entry_files)
 
 
 def java_main_class(sources: Mapping[str, str]) -> str:
@@ -35,12 +39,14 @@ def _named_or_single(sources: Mapping[str, str], names: tuple[str, ...]) -> str:
     return top_level[0] if len(top_level) == 1 else ""
 
 
-def _java_main_file(sources: Mapping[str, str]) -> str:
+def java_main_file(sources: Mapping[str, str]) -> str:
+    """Java's entry file: the class declaring main, found with the symbol extractor so a
+    commented-out or non-static `main` does not count."""
     node = _java_main_node(sources)
     return node.file if node else ""
 
 
-def _java_main_node(sources: Mapping[str, str]):
+def _java_main_node(sources: Mapping[str, str]) -> Node | None:
     from core.symbols import extract_symbols
 
     candidates = {path: text for path, text in sources.items() if "main" in text}

@@ -26,8 +26,9 @@ from core.dataset.layout import (
 from core.dataset.splits import SplitIndex, load_splits
 from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import DatasetError, WorkspaceError
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, Instance
+from core.records import Instance
 
 Progress = Callable[[int, int, str], None]
 
@@ -70,7 +71,7 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
                              f"open {root} with another workspace (--workspace)")
     layout = detect_layout(root)
     dataset_problems: list[Problem] = []
-    folders = list(program_folders(root, layout, LANGUAGES, dataset_problems))
+    folders = list(program_folders(root, layout, registry.names(), dataset_problems))
     splits_path = _splits_folder(root, splits_dir, ws)
     splits = load_splits(splits_path, dataset_problems) if splits_path else None
 

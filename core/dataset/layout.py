@@ -15,8 +15,9 @@ from pathlib import Path
 from core.dataset.entry_points import find_entry_point
 from core.dataset.splits import SplitIndex, load_splits
 from core.errors import DatasetError
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, SOURCE_SUFFIXES, CallGraph, Instance, Provenance, repo_of
+from core.records import CallGraph, Instance, Provenance, repo_of
 from core.safe_files import (
     MAX_GROUND_TRUTH_BYTES,
     MAX_README_BYTES,
@@ -76,10 +77,12 @@ def detect_layout(root: Path) -> str:
 def load_dataset(
     root: str | Path,
     splits_dir: str | Path | None = None,
-    languages: tuple[str, ...] = LANGUAGES,
+    languages: tuple[str, ...] | None = None,
     progress: Progress | None = None,
 ) -> Dataset:
-    """Load every program under `root`. Raises DatasetError only when `root` itself is unusable."""
+    """Load every program under `root` (of `languages`, default all). Raises DatasetError only when `root`
+    itself is unusable."""
+    languages = registry.names() if languages is None else languages
     root = checked_root(root)
     layout = detect_layout(root)
     dataset = Dataset(root=root, layout=layout)
@@ -149,8 +152,9 @@ def load_program(
         problems.append(Problem(path, message, "error", program_id))
 
     language = language_hint or _guess_language(folder)
-    if language not in LANGUAGES:
-        fail(shown, "unknown language: no .py, .js or .java source files and no language folder")
+    if not registry.is_known(language):
+        fail(shown, f"unknown language: no {registry.either(registry.paper_suffixes())} source files and no "
+                    "language folder")
         return None
     sources: dict[str, str] = {}
     total_bytes = 0
@@ -171,7 +175,8 @@ def load_program(
         return None
     entry_point = find_entry_point(language, sources)
     if not entry_point:
-        problems.append(Problem(shown, f"no entry point ({_entry_hint(language)})", "warning", program_id))
+        problems.append(Problem(shown, f"no entry point ({registry.get(language).entry_missing})", "warning",
+                                program_id))
     instance = Instance(
         id=program_id,
         language=language,
@@ -267,9 +272,9 @@ def program_folders(root: Path, layout: str, languages: tuple[str, ...],
         return
     benchmark = root / "benchmark"
     for child in _subdirs_inside(benchmark, root, problems):
-        if child.name not in LANGUAGES:
-            problems.append(Problem(f"benchmark/{child.name}", "unknown language folder (expected python, "
-                                    "javascript or java); skipped", "warning"))
+        if not registry.is_known(child.name):
+            problems.append(Problem(f"benchmark/{child.name}", "unknown language folder (expected "
+                                    f"{registry.either(registry.names())}); skipped", "warning"))
     for language in languages:
         folder = benchmark / language
         if folder.is_dir() and inside(folder, root):
@@ -278,7 +283,7 @@ def program_folders(root: Path, layout: str, languages: tuple[str, ...],
 
 
 def _source_files(folder: Path, language: str) -> list[str]:
-    suffixes = SOURCE_SUFFIXES[language]
+    suffixes = registry.get(language).suffixes
     found = []
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
@@ -293,21 +298,15 @@ def _guess_language(folder: Path) -> str | None:
     hint = _language_from_folder_name(folder.parent.name)
     if hint:
         return hint
-    counts = {language: len(_source_files(folder, language)) for language in LANGUAGES}
+    counts = {language: len(_source_files(folder, language)) for language in registry.names()}
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] else None
 
 
 def _language_from_folder_name(name: str) -> str | None:
-    aliases = {"py": "python", "js": "javascript", "node": "javascript"}
-    name = name.lower()
-    return name if name in LANGUAGES else aliases.get(name)
-
-
-def _entry_hint(language: str) -> str:
-    return {"python": "main.py not found",
-            "javascript": "main.js not found and more than one .js file",
-            "java": "no class declares public static void main"}[language]
+    """The language a folder's name or alias names (`py`, `js`, `node`, any case)."""
+    language = registry.find(name)
+    return language.name if language else None
 
 
 def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
@@ -337,7 +336,7 @@ def _subdirs(folder: Path) -> list[Path]:
 
 
 def _is_source(name: str) -> bool:
-    return any(name.endswith(s) for suffixes in SOURCE_SUFFIXES.values() for s in suffixes)
+    return name.endswith(registry.all_suffixes())
 
 
 def shown_path(folder: Path, root: Path | None) -> str:

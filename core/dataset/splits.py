@@ -5,8 +5,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, repo_of
+from core.records import repo_of
 from core.safe_files import MAX_SPLIT_BYTES, RefusedFile, parse_json, read_text, refusal
 
 SPLITS = ("test", "train")
@@ -40,7 +41,7 @@ def load_splits(folder: Path, problems: list[Problem]) -> SplitIndex:
             problems.append(Problem(f"{shown}/{split}_ids.json", 'expected {"python": [ids], ...}'))
             continue
         for language, ids in data.items():
-            if language not in LANGUAGES:
+            if not registry.is_known(language):
                 problems.append(Problem(f"{shown}/{split}_ids.json", f"unknown language {language!r}", "warning"))
                 continue
             known = index.ids.setdefault(language, {})
@@ -49,7 +50,7 @@ def load_splits(folder: Path, problems: list[Problem]) -> SplitIndex:
                     problems.append(Problem(f"{shown}/{split}_ids.json",
                                             f"{language}/{program_id} is listed in both splits", "error", program_id))
                 known.setdefault(program_id, split)
-    for language in LANGUAGES:
+    for language in registry.names():
         name = f"{language}_repo_assignment.json"
         data = _read_json(folder / name, f"{shown}/{name}", problems, required=False)
         if data is None:

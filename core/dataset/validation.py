@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.dataset.layout import GROUND_TRUTH_FILE, Dataset, load_dataset, shown_path
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, Instance
-
-SELF_EDGES_ALLOWED = {"java"}  # the released Java data records recursion; Python and JS do not
+from core.records import Instance
 
 
 @dataclass
@@ -61,7 +60,7 @@ def check_instance(instance: Instance, shown: str) -> list[Problem]:
         shown_names = ", ".join(unplaced[:4]) + (f" and {len(unplaced) - 4} more" if len(unplaced) > 4 else "")
         problems.append(Problem(f"{shown}/{GROUND_TRUTH_FILE}", f"{len(unplaced)} name(s) not found in the source: "
                                 f"{shown_names}", "warning", instance.id))
-    if instance.language not in SELF_EDGES_ALLOWED:
+    if not registry.get(instance.language).self_edges_allowed:
         loops = [caller for caller, callee in instance.ground_truth.edges if caller == callee]
         if loops:
             problems.append(Problem(f"{shown}/{GROUND_TRUTH_FILE}", f"self-edge on {loops[0]} (TraceEval drops "
@@ -82,7 +81,7 @@ def _split_coverage(dataset: Dataset) -> list[Problem]:
     splits = dataset.splits
     if splits is None:  # checked by the caller: there is nothing to cover without split files
         return problems
-    for language in LANGUAGES:
+    for language in registry.names():
         listed = splits.listed_ids(language)
         absent = [i for i in listed if i not in present[language] and i not in broken]
         if absent and present[language]:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import BuildError
-from core.instances.import_resolution import captures
 from core.instances.program_files import (
     DEFAULT_MAX_FILES,
     FileGatherer,
@@ -34,18 +33,14 @@ from core.instances.program_files import (
     repository_sources,
 )
 from core.instances.records import ENTRY_NAME_TAKEN, Candidate, CandidateProblem
-from core.records import SOURCE_SUFFIXES, Node
-from core.symbols import extract_symbols, java, javascript, python, symbol_table
-from core.symbols.parsing import Source
-from core.symbols.scan import CallSite, FileScan
-from core.symbols.table import SymbolTable
+from core.languages import get
+from core.records import Node
+from core.symbols import extract_symbols, symbol_rules, symbol_table
+from core.symbols.rules import Position
+from core.symbols.scan import CallSite
 
 TARGET_KINDS = ("function", "method")
 MEMBER_KINDS = ("method", "constructor")
-JAVA_MAIN = ":main(java.lang.String[])"
-JAVA_CLASS_QUERY = "(class_declaration) @c (enum_declaration) @c (record_declaration) @c"
-
-Position = tuple[str, int, int]  # file, line, column
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +49,7 @@ def find_candidates(repo: Path, language: str, *, min_callees: int = 2,
                     max_files: int = DEFAULT_MAX_FILES) -> tuple[list[Candidate], list[CandidateProblem]]:
     """Targets worth a harness, and the targets whose files cannot make a program (see the module docstring)."""
     sources = repository_sources(repo, language)
-    code = {path: text for path, text in sources.items() if path.endswith(SOURCE_SUFFIXES[language])}
+    code = {path: text for path, text in sources.items() if get(language).source_file(path)}
     if not code:
         raise BuildError(f"{repo}: no {language} source files (hidden, dependency, build and test folders "
                          "are skipped)")
@@ -89,11 +84,12 @@ class RepositoryScan:
 
     def __init__(self, language: str, code: Mapping[str, str]) -> None:
         self.language = language
-        self.parsed: dict[str, Source] = {}
-        scans, problems, program = self._scan(code)
-        self.table = _table(language, scans, problems, code, program)
+        self.rules = symbol_rules(language)
+        scanned = self.rules.scan(code, want_calls=True)
+        self.parsed = scanned.parsed  # Java's trees, reused by the import resolver
+        self.table = symbol_table(language, scanned.scans, scanned.problems, scanned.modules, scanned.program)
         self.calls: dict[str, list[CallSite]] = {}
-        for scan in scans:
+        for scan in scanned.scans:
             for site in scan.calls:
                 self.calls.setdefault(site.owner, []).append(site)
         self.definitions = self._definitions_by_identifier()
@@ -103,20 +99,9 @@ class RepositoryScan:
                 self.definitions_in.setdefault((identifier, node.file), []).append(node)
         self.by_class: dict[tuple[str, str], list[Node]] = {}  # (file, class name) -> its members
         for node in self.table.nodes:
-            if node.kind in MEMBER_KINDS and not _is_entry_function(language, node):
-                self.by_class.setdefault((node.file, _owner_class(language, node)), []).append(node)
-        self.java_classes = self._java_class_positions() if language == "java" else set()
-
-    def _scan(self, code: Mapping[str, str]) -> tuple[list[FileScan], list[str], java.Program | None]:
-        if self.language != "java":
-            extractor = python if self.language == "python" else javascript
-            results = [extractor.extract_file(path, text, want_calls=True) for path, text in code.items()]
-            return [scan for scan, _ in results], [problem for _, problem in results if problem], None
-        self.parsed = {path: Source.parse("java", path, text) for path, text in code.items()}
-        program = java.program_types(list(self.parsed.values()))
-        scans = [java.extract_source(source, program, want_calls=True) for source in self.parsed.values()]
-        problems = [p for p in (source.syntax_problem() for source in self.parsed.values()) if p]
-        return scans, problems, program
+            if node.kind in MEMBER_KINDS and not self.rules.is_entry_function(node):
+                self.by_class.setdefault((node.file, self.rules.owner_class(node)), []).append(node)
+        self.class_targets = self.rules.class_targets(scanned)  # None: every class
 
     def _definitions_by_identifier(self) -> dict[str, list[Node]]:
         """identifier -> the function-like nodes a call by that identifier may reach, in table order."""
@@ -127,13 +112,6 @@ class RepositoryScan:
                     index.setdefault(identifier, []).append(node)
         return index
 
-    def _java_class_positions(self) -> set[Position]:
-        positions = set()
-        for path, source in self.parsed.items():
-            for node in captures("java", JAVA_CLASS_QUERY, source.tree.root_node):
-                positions.add((path, node.start_point.row + 1, source.column(node.start_byte, node.start_point.column)))
-        return positions
-
     # -- targets
 
     def targets(self) -> list[Target]:
@@ -142,25 +120,14 @@ class RepositoryScan:
         return found
 
     def _is_function_target(self, node: Node) -> bool:
-        if node.kind not in TARGET_KINDS or _is_entry_function(self.language, node):
+        if node.kind not in TARGET_KINDS or self.rules.is_entry_function(node):
             return False
-        if self.language == "java":
-            return "$" not in node.name.partition(":")[0]
-        return not self._nested_in_function(node.name)
+        return self.rules.reachable(node, self.table.by_name)
 
     def _is_class_target(self, node: Node) -> bool:
-        if self.language == "java":
-            return "$" not in node.name and (node.file, node.start_line, node.start_col) in self.java_classes
-        return not self._nested_in_function(node.name)
-
-    def _nested_in_function(self, name: str) -> bool:
-        head = name
-        while "." in head:
-            head = head.rpartition(".")[0]
-            node = self.table.by_name.get(head)
-            if node is not None and node.kind != "module":
-                return True
-        return False
+        if not self.rules.reachable(node, self.table.by_name):
+            return False
+        return self.class_targets is None or _position(node) in self.class_targets
 
     def _function_target(self, node: Node) -> Target:
         identifiers = self._called_identifiers([node])
@@ -204,28 +171,6 @@ class RepositoryScan:
                 if node.name not in excluded:
                     return node
         return None
-
-
-def _table(language: str, scans: list[FileScan], problems: list[str], code: Mapping[str, str],
-           program: java.Program | None) -> SymbolTable:
-    """The SymbolTable `extract_symbols` would build, from scans that also hold call sites."""
-    modules = {}
-    if language != "java":
-        extractor = python if language == "python" else javascript
-        modules = {path: extractor.module_name(path) for path in code}
-    return symbol_table(language, scans, problems, modules, program)
-
-
-def _owner_class(language: str, node: Node) -> str:
-    if language == "java":
-        return node.name.partition(":")[0]
-    return node.name.rpartition(".")[0]
-
-
-def _is_entry_function(language: str, node: Node) -> bool:
-    if language == "java":
-        return node.name.endswith(JAVA_MAIN)
-    return node.kind == "function" and node.name.rpartition(".")[2] == "main"
 
 
 class _CandidateBuilder:
@@ -272,8 +217,7 @@ class _Program:
     """One gathered file set on the program layout: its symbol table and where the harness goes."""
 
     def __init__(self, language: str, files: Mapping[str, str], sources: Mapping[str, str]) -> None:
-        suffixes = SOURCE_SUFFIXES[language]
-        texts = {program: sources[repo] for program, repo in files.items() if program.endswith(suffixes)}
+        texts = {program: sources[repo] for program, repo in files.items() if get(language).source_file(program)}
         self.program_path = {repo: program for program, repo in files.items()}
         self.repository_files = list(files.values())
         table = extract_symbols(language, texts)

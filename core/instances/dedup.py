@@ -25,7 +25,7 @@ from itertools import repeat
 import numpy as np
 
 from core.errors import BuildError
-from core.records import LANGUAGES
+from core.languages import get, is_known, names
 from core.symbols.parsing import parser
 
 SHINGLE_SIZE = 5
@@ -33,7 +33,6 @@ PERMUTATIONS = 128
 SEED = 20260513  # fixed: signatures, hence candidate pairs, are the same in every run
 MISS_PROBABILITY = 1e-6  # chance that LSH misses a pair exactly at the threshold (higher similarity: less)
 
-_WHOLE_TOKENS = frozenset({"string", "string_literal", "template_string", "text_block", "character_literal"})
 _MASK = (1 << 64) - 1
 
 
@@ -91,12 +90,13 @@ def _program_shingles(files: Mapping[str, str], language: str) -> np.ndarray:
 
 def _tokens(files: Mapping[str, str], language: str) -> list[str]:
     tokens: list[str] = []
+    whole_tokens = get(language).dedup_tokens  # string literals: one token each
     for path in sorted(files):
         data = files[path].encode("utf-8")
         stack = [parser(language).parse(data).root_node]
         while stack:
             node = stack.pop()
-            if node.child_count == 0 or node.type in _WHOLE_TOKENS:
+            if node.child_count == 0 or node.type in whole_tokens:
                 text = data[node.start_byte:node.end_byte].decode("utf-8", "replace").strip()
                 if text and "comment" not in node.type:
                     tokens.append(text)
@@ -106,8 +106,8 @@ def _tokens(files: Mapping[str, str], language: str) -> list[str]:
 
 
 def _check_language(language: str) -> None:
-    if language not in LANGUAGES:
-        raise BuildError(f"cannot compare {language!r} programs: expected one of {', '.join(LANGUAGES)}")
+    if not is_known(language):
+        raise BuildError(f"cannot compare {language!r} programs: expected one of {', '.join(names())}")
 
 
 def _check_threshold(threshold: float) -> None:

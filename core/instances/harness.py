@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import BuildError
+from core.instances.program_files import imports_of
 from core.instances.records import Candidate, Harness
+from core.languages import get
 from core.llm.answer_cache import AnswerCache
 from core.llm.chat import ask
 from core.llm.endpoints import RunSettings
 from core.llm.prompts import fenced_file
-from core.records import LANGUAGE_TITLES
 from core.symbols.parsing import parser
 from resources import HARNESS_PROMPT
 
@@ -27,8 +28,6 @@ _FIELD = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _SECTION = re.compile(r"^## (system|user)\s*$", re.M)
 _FENCE = re.compile(r"^(```+|~~~+)[ \t]*([\w+#.-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.S | re.M)
-_FENCE_NAMES = {"python": ("python", "py", "python3"), "javascript": ("javascript", "js", "node", "mjs", "cjs"),
-                "java": ("java",)}
 
 
 @dataclass(frozen=True)
@@ -73,26 +72,10 @@ def prompt_values(language: str, candidate: Candidate, files: Mapping[str, str],
                   timeout_s: float, min_edges: int) -> dict[str, str]:
     """The placeholders' values for one candidate; `files` maps program paths to text."""
     fenced = "\n\n".join(fenced_file(language, path, text) for path, text in files.items())
-    return {"language": language, "language_title": LANGUAGE_TITLES[language], "target": candidate.name,
+    return {"language": language, "language_title": get(language).title, "target": candidate.name,
             "target_kind": candidate.kind, "target_file": candidate.file, "entry_file": entry_file,
-            "entry_rules": entry_rules(language, entry_file, "package.json" in files and _is_module(files)),
+            "entry_rules": imports_of(language).entry_rules(entry_file, files),
             "files": fenced, "timeout_s": f"{timeout_s:g}", "min_edges": str(min_edges)}
-
-
-def entry_rules(language: str, entry_file: str, es_module: bool = False) -> str:
-    if language == "python":
-        return ("The file is `main.py` at the program root. Import the program's modules by their paths "
-                "(`pkg/mod.py` is `pkg.mod`) and do the work at module level or under "
-                "`if __name__ == \"__main__\":`.")
-    if language == "javascript":
-        style = ("an ES module: `import` the program's files with `./` paths relative to the program root"
-                 if es_module else "CommonJS: `require` the program's files with `./` paths relative to the "
-                                   "program root (`require('./lib/cart')`)")
-        return f"The file is `main.js` at the program root, {style}."
-    package = entry_file.rpartition("/")[0].replace("/", ".")
-    declaration = f"`package {package};`" if package else "no package declaration (the default package)"
-    return (f"The file is `{entry_file}`: {declaration}, then `public class Main` with "
-            "`public static void main(String[] args)`.")
 
 
 def code_from_answer(text: str | None, language: str) -> str | None:
@@ -106,7 +89,7 @@ def code_from_answer(text: str | None, language: str) -> str | None:
         whole = text.strip() + "\n"
         parsed = parser(language).parse(whole.encode("utf-8"))
         return None if "```" in text or parsed.root_node.has_error else whole
-    labelled = [code for label, code in blocks if label in _FENCE_NAMES[language]]
+    labelled = [code for label, code in blocks if label in get(language).fence_names]
     code = (labelled or [code for _, code in blocks])[0]
     return code if code.strip() else None
 
@@ -122,6 +105,3 @@ def ask_for_harness(settings: RunSettings, messages: list[dict[str, str]], entry
         return None, f"the answer held no code ({shown!r})" if shown else "the answer was empty"
     return Harness(entry_file, code, settings.model, answer.tokens_in, answer.tokens_out), ""
 
-
-def _is_module(files: Mapping[str, str]) -> bool:
-    return '"module"' in files.get("package.json", "")

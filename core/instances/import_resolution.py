@@ -1,5 +1,6 @@
-"""What the per-language import resolvers of `program_files` share: the resolver protocol, a
-dependency, a problem, placing files, and tree-sitter query helpers."""
+"""What the per-language import resolvers of `program_files` share: the resolver protocol (with the
+language's program layout rules: test files, the harness's place and prompt sentence), a dependency, a
+problem, placing files, and tree-sitter query helpers."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
@@ -9,6 +10,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from core.instances.records import EXTRACTION_FAILED
+from core.languages import get
 from core.symbols.parsing import Source, TsNode, language
 
 
@@ -23,9 +25,30 @@ class Dependency(NamedTuple):
 
 
 class Imports:
-    """One language's import resolution (per file) and program layout (per file set)."""
+    """One language's import resolution (per file) and program layout (per file set); `Language.imports`
+    names the subclass."""
 
     language = ""
+
+    @staticmethod
+    def is_test_file(name: str) -> bool:
+        """A test file by its name (`test_*.py`, `*.spec.js`, ...): never part of a built program."""
+        return False
+
+    @classmethod
+    def harness_path(cls, target_file: str, sources_by_program_path: Mapping[str, str]) -> str:
+        """Where the harness (the program's entry file) goes: the language's entry file name at the root."""
+        return get(cls.language).entry_files[0]
+
+    @classmethod
+    def entry_clash(cls, files: Mapping[str, str], harness_path: str) -> str:
+        """What else keeps the harness from being the entry point ("" when nothing does)."""
+        return ""
+
+    @classmethod
+    def entry_rules(cls, entry_file: str, files: Mapping[str, str]) -> str:
+        """The harness prompt's sentence on how the entry file is written (`files`: the program's)."""
+        return f"The file is `{entry_file}` at the program root."
 
     def __init__(self, sources: Mapping[str, str], parsed: Mapping[str, Source]) -> None:
         self.sources = sources

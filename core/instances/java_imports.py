@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 from core.instances.import_resolution import Dependency, Imports, Problem, captures, join, place_files
 from core.instances.records import EXTRACTION_FAILED, THIRD_PARTY
-from core.symbols.java import TYPE_DECLARATIONS, erase_generics, package_of
+from core.symbols import extract_symbols
+from core.symbols.java import MAIN, TYPE_DECLARATIONS, erase_generics, package_of
 from core.symbols.parsing import Source
 
 JDK_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "org.w3c.", "org.xml.")
@@ -31,6 +32,38 @@ class _JavaImport(NamedTuple):
 
 class JavaImports(Imports):
     language = "java"
+
+    @staticmethod
+    def is_test_file(name: str) -> bool:
+        return name.rsplit(".", 1)[0].endswith(("Test", "Tests"))
+
+    @classmethod
+    def harness_path(cls, target_file: str, sources_by_program_path: Mapping[str, str]) -> str:
+        """`<package folders>/Main.java` in the target file's package (so it can use package-private code)."""
+        source = Source.parse("java", target_file, sources_by_program_path.get(target_file, ""))
+        return join(package_of(source).replace(".", "/"), "Main.java")
+
+    @classmethod
+    def entry_clash(cls, files: Mapping[str, str], harness_path: str) -> str:
+        """A gathered `Main.java` declares `main`, or a file of the default package does while the harness
+        is there too."""
+        harness_in_default = "/" not in harness_path
+        holders = {path: text for path, text in files.items() if "main" in text}
+        for node in extract_symbols("java", holders).nodes:
+            if not node.name.endswith(MAIN):
+                continue
+            if posixpath.basename(node.file) == "Main.java":
+                return f"{node.file} already declares main, the entry point would be ambiguous"
+            if harness_in_default and "/" not in node.file:
+                return f"{node.file} declares main in the default package, next to the harness"
+        return ""
+
+    @classmethod
+    def entry_rules(cls, entry_file: str, files: Mapping[str, str]) -> str:
+        package = entry_file.rpartition("/")[0].replace("/", ".")
+        declaration = f"`package {package};`" if package else "no package declaration (the default package)"
+        return (f"The file is `{entry_file}`: {declaration}, then `public class Main` with "
+                "`public static void main(String[] args)`.")
 
     def __init__(self, sources: Mapping[str, str], parsed: Mapping[str, Source]) -> None:
         super().__init__({path: text for path, text in sources.items() if path.endswith(".java")}, parsed)

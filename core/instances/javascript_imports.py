@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from core.instances.import_resolution import Dependency, Imports, Problem, captures, join, place_files
@@ -31,6 +31,18 @@ class _JsImport(NamedTuple):
 
 class JavaScriptImports(Imports):
     language = "javascript"
+
+    @staticmethod
+    def is_test_file(name: str) -> bool:
+        return name.rsplit(".", 1)[0].endswith((".test", ".spec"))
+
+    @classmethod
+    def entry_rules(cls, entry_file: str, files: Mapping[str, str]) -> str:
+        es_module = '"module"' in files.get("package.json", "")
+        style = ("an ES module: `import` the program's files with `./` paths relative to the program root"
+                 if es_module else "CommonJS: `require` the program's files with `./` paths relative to the "
+                                   "program root (`require('./lib/cart')`)")
+        return f"The file is `main.js` at the program root, {style}."
 
     def dependencies(self, path: str) -> list[Dependency] | Problem:
         if path.endswith(".json"):

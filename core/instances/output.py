@@ -26,7 +26,8 @@ from core.errors import BuildError
 from core.instances.dedup import find_near_duplicates
 from core.instances.records import NEAR_DUPLICATE, Attempt, Harness, RepoInfo, RepoResult
 from core.instances.split_assign import assign_splits, merge_split_files, split_files
-from core.records import LANGUAGE_TITLES, LANGUAGES, SOURCE_SUFFIXES, repo_of
+from core.languages import registry
+from core.records import repo_of
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +195,7 @@ def finalize_language(out: Path, language: str, options: FinalOptions = FinalOpt
 
 
 def _sources(files: dict[str, str], language: str) -> dict[str, str]:
-    return {path: text for path, text in files.items() if path.endswith(SOURCE_SUFFIXES[language])}
+    return {path: text for path, text in files.items() if path.endswith(registry.get(language).suffixes)}
 
 
 def _write_programs(out: Path, language: str, programs: list[tuple[str, RepoResult, Attempt]]) -> None:
@@ -231,7 +232,7 @@ def provenance_readme(program_id: str, language: str, result: RepoResult, attemp
         licence += f" (the repository's {repo.licence_file} is copied as {LICENCE_COPY})"
     harness = attempt.harness
     writer = f"written by {harness.model}" if harness and harness.model else "written by hand"
-    lines = [f"# {program_id}", "", f"A {LANGUAGE_TITLES[language]} program built by `traceeval build` "
+    lines = [f"# {program_id}", "", f"A {registry.title(language)} program built by `traceeval build` "
              "(TraceEval Studio).", "",
              f"Source: {repo.url}", f"Original file: {repo.original_path(attempt.original_file)}"]
     if commit:
@@ -258,7 +259,7 @@ def _write_splits(out: Path, language: str, program_ids: list[str], options: Fin
             except ValueError as error:
                 raise BuildError(f"{path}: not valid JSON ({error}); remove it and build again") from None
     merged = merge_split_files(existing, fresh, [language])
-    for language_name in LANGUAGES:  # every language's assignment file exists, as in the release
+    for language_name in registry.names():  # every language's assignment file exists, as in the release
         merged.setdefault(f"{language_name}_repo_assignment.json", {})
     for name, content in merged.items():
         _write_atomic(folder / name, json.dumps(content, indent=2, ensure_ascii=False) + "\n")

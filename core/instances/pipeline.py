@@ -35,10 +35,11 @@ from core.instances.records import (
     RepoResult,
 )
 from core.instances.repository import describe_repository
+from core.languages import registry
 from core.llm.answer_cache import AnswerCache
 from core.llm.chat import ChatFailure
 from core.llm.endpoints import RunSettings
-from core.records import LANGUAGES, Instance
+from core.records import Instance
 from core.traces import TraceRun
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,8 @@ class BuildOptions:
     max_files: int = 20  # files a program may need
 
     def __post_init__(self):
-        if self.language not in LANGUAGES:
-            raise BuildError(f"unknown language {self.language!r} (known: {', '.join(LANGUAGES)})")
+        if not registry.is_known(self.language):
+            raise BuildError(f"unknown language {self.language!r} (known: {', '.join(registry.names())})")
         checks = ((self.max_per_repo >= 1, "--max-per-repo must be at least 1"),
                   (self.max_tries >= 0, "--max-tries must be 0 or more"),
                   (self.min_callees >= 1, "--min-callees must be at least 1"),

@@ -30,19 +30,13 @@ Each language's resolver is a module of its own (`python_imports`, `javascript_i
 from __future__ import annotations
 
 import os
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.instances.import_resolution import Dependency, Imports, Problem, join
-from core.instances.java_imports import JavaImports
-from core.instances.javascript_imports import JavaScriptImports
-from core.instances.python_imports import PythonImports
+from core.instances.import_resolution import Dependency, Imports, Problem
 from core.instances.records import EXTRACTION_FAILED
-from core.records import SOURCE_SUFFIXES
-from core.symbols import extract_symbols
-from core.symbols.java import package_of
+from core.languages import get
 from core.symbols.parsing import Source
 
 DEFAULT_MAX_FILES = 20
@@ -50,7 +44,6 @@ MAX_SOURCE_BYTES = 200_000
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", "third_party", "build", "dist", "target", "out", "venv", "env",
                           "__pycache__", "site-packages"})
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
-DATA_SUFFIXES = {"javascript": (".json",)}  # what `require` loads besides code
 # require('module').builtinModules of Node 20 (`node:`-prefixed specifiers are always core modules)
 
 
@@ -81,13 +74,15 @@ def repository_sources(repo: Path, language: str) -> dict[str, str]:
     symlinked folders (their targets inside the repository are read where they are).
     """
     root = repo.resolve()
-    suffixes = SOURCE_SUFFIXES[language] + DATA_SUFFIXES.get(language, ())
+    described = get(language)
+    suffixes = described.suffixes + described.data_suffixes
+    is_test_file = imports_of(language).is_test_file
     found: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(name for name in dirnames if _walkable_dir(name))
         folder = Path(dirpath)
         for name in filenames:
-            if name.endswith(suffixes) and not _is_test_file(name, language):
+            if name.endswith(suffixes) and not is_test_file(name):
                 text = _read_source(folder / name, root)
                 if text is not None:
                     found[(folder / name).relative_to(root).as_posix()] = text
@@ -96,16 +91,6 @@ def repository_sources(repo: Path, language: str) -> dict[str, str]:
 
 def _walkable_dir(name: str) -> bool:
     return not name.startswith(".") and name not in SKIPPED_DIRS and name not in TEST_DIRS
-
-
-def _is_test_file(name: str, language: str) -> bool:
-    if language == "python":
-        return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-    if language == "javascript":
-        stem = name.rsplit(".", 1)[0]
-        return stem.endswith((".test", ".spec"))
-    stem = name.rsplit(".", 1)[0]
-    return stem.endswith(("Test", "Tests"))
 
 
 def _read_source(path: Path, root: Path) -> str | None:
@@ -140,7 +125,7 @@ class FileGatherer:
                  parsed: Mapping[str, Source] | None = None) -> None:
         self.sources = sources
         self.language = language
-        self._imports: Imports = IMPORTS[language](sources, parsed or {})
+        self._imports: Imports = imports_of(language)(sources, parsed or {})
         self._dependencies: dict[str, list[Dependency] | Problem] = {}
         self._closures: dict[str, list[Dependency] | Problem] = {}
 
@@ -184,8 +169,10 @@ class FileGatherer:
         return self._dependencies[path]
 
 
-IMPORTS: dict[str, type[Imports]] = {"python": PythonImports, "javascript": JavaScriptImports,
-                                     "java": JavaImports}
+def imports_of(language: str) -> type[Imports]:
+    """The language's import resolver and program layout rules (`Language.imports`)."""
+    imports: type[Imports] = get(language).part("imports")
+    return imports
 
 
 # -- the harness's place -------------------------------------------------------------------
@@ -194,12 +181,7 @@ IMPORTS: dict[str, type[Imports]] = {"python": PythonImports, "javascript": Java
 def harness_path(language: str, target_file: str, sources_by_program_path: Mapping[str, str]) -> str:
     """Where the program's entry file goes: `main.py` / `main.js` at the program root, or
     `<package folders>/Main.java` in the target file's package (so it can use package-private code)."""
-    if language == "python":
-        return "main.py"
-    if language == "javascript":
-        return "main.js"
-    source = Source.parse("java", target_file, sources_by_program_path.get(target_file, ""))
-    return join(package_of(source).replace(".", "/"), "Main.java")
+    return imports_of(language).harness_path(target_file, sources_by_program_path)
 
 
 def entry_clash(language: str, files: Mapping[str, str], harness_path: str) -> str:
@@ -208,15 +190,4 @@ def entry_clash(language: str, files: Mapping[str, str], harness_path: str) -> s
     `main`, or a file of the default package does while the harness is there too."""
     if harness_path in files:
         return f"the program already has {harness_path}"
-    if language != "java":
-        return ""
-    harness_in_default = "/" not in harness_path
-    holders = {path: text for path, text in files.items() if "main" in text}
-    for node in extract_symbols("java", holders).nodes:
-        if not node.name.endswith(":main(java.lang.String[])"):
-            continue
-        if posixpath.basename(node.file) == "Main.java":
-            return f"{node.file} already declares main, the entry point would be ambiguous"
-        if harness_in_default and "/" not in node.file:
-            return f"{node.file} declares main in the default package, next to the harness"
-    return ""
+    return imports_of(language).entry_clash(files, harness_path)

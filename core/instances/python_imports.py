@@ -34,6 +34,16 @@ class _PythonImport(NamedTuple):
 class PythonImports(Imports):
     language = "python"
 
+    @staticmethod
+    def is_test_file(name: str) -> bool:
+        return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+    @classmethod
+    def entry_rules(cls, entry_file: str, files: Mapping[str, str]) -> str:
+        return ("The file is `main.py` at the program root. Import the program's modules by their paths "
+                "(`pkg/mod.py` is `pkg.mod`) and do the work at module level or under "
+                "`if __name__ == \"__main__\":`.")
+
     def __init__(self, sources: Mapping[str, str], parsed: Mapping[str, Source]) -> None:
         super().__init__({path: text for path, text in sources.items() if path.endswith(".py")}, parsed)
         self.folders = {posixpath.dirname(path) for path in self.sources}

@@ -12,7 +12,8 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 
 from core.errors import BuildError
-from core.records import LANGUAGES, repo_of
+from core.languages import registry
+from core.records import repo_of
 
 SPLITS = ("test", "train")
 ID_FILES = ("test_ids.json", "train_ids.json")
@@ -103,9 +104,10 @@ def assignment_file(language: str) -> str:
 
 def _known_languages_sorted(languages: Collection[str]) -> list[str]:
     """Sorted, as in the released files (java, javascript, python); an unknown language is refused."""
-    unknown = sorted(set(languages) - set(LANGUAGES))
+    unknown = sorted(set(languages) - set(registry.names()))
     if unknown:
-        raise BuildError(f"unknown language {unknown[0]!r} for the split files: expected one of {', '.join(LANGUAGES)}")
+        raise BuildError(f"unknown language {unknown[0]!r} for the split files: expected one of "
+                         f"{', '.join(registry.names())}")
     return sorted(languages)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.languages import get
+
 
 @dataclass(frozen=True)
 class WorkedExample:
@@ -130,4 +132,9 @@ class Square implements Shape {
            'constructor is "pkg.Class:<init>(...)".',
 )
 
-EXAMPLES = {"python": PYTHON, "javascript": JAVASCRIPT, "java": JAVA}
+
+
+def worked_example(language: str) -> WorkedExample | None:
+    """The language's worked example (`Language.studio_example`), None for a language without one."""
+    described = get(language)
+    return described.part("studio_example") if described.studio_example else None

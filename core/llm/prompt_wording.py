@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from string import Formatter
 
 from core.errors import ReleaseError
-from core.llm.prompt_examples import EXAMPLES, WorkedExample
+from core.languages import get, names
+from core.llm.prompt_examples import WorkedExample, worked_example
 
 RELEASE, STUDIO = "release", "studio"
 STUDIO_LABEL = "studio wording, not the paper's"
@@ -25,14 +27,26 @@ USER_FIELDS = frozenset({"language", "example", "code", "questions"})
 class PromptWording:
     system: str
     user: str
-    examples: Mapping[str, str] = field(default_factory=dict)  # language -> the worked example's text
+    examples: Mapping[str, str] = field(default_factory=dict)  # language -> the release's worked example
     source: str = STUDIO  # RELEASE or STUDIO
     path: str = ""  # the release's scripts/run_llm.py
     sha256: str = ""  # of that file
 
     def example(self, language: str) -> str:
-        """The language's worked example; Python's for a language without one (as the release does)."""
-        return self.examples.get(language, self.examples["python"])
+        """The language's worked example; the first language's (Python's) for a language without one (as the
+        release does). The studio wording's are `core.llm.prompt_examples`, rendered."""
+        text = self._example(language)
+        if text is None:
+            text = self._example(names()[0])
+        if text is None:
+            raise ReleaseError(f"no worked example for {language!r} and none to fall back on")
+        return text
+
+    def _example(self, language: str) -> str | None:
+        if self.source != STUDIO:
+            return self.examples.get(language)
+        example = worked_example(language)
+        return None if example is None else studio_example_text(language, example)
 
     @property
     def tag(self) -> str:
@@ -65,8 +79,10 @@ def checked_fields(name: str, template: str, allowed: frozenset[str], where: str
                            + ", ".join(f"{{{f}}}" for f in sorted(allowed)))
 
 
-def _studio_example(language: str, example: WorkedExample) -> str:
-    title = {"python": "Python", "javascript": "JavaScript", "java": "Java"}[language]
+@cache
+def studio_example_text(language: str, example: WorkedExample) -> str:
+    """A worked example as the studio wording shows it."""
+    title = get(language).title
     questions = "\n".join(f"{n}. {q}" for n, q in enumerate(example.questions, start=1))
     answers = "\n".join(f"{n}. {a}".rstrip() for n, a in enumerate(example.answers, start=1))
     body = example.code if example.code.endswith("\n") else example.code + "\n"
@@ -94,5 +110,4 @@ STUDIO_WORDING = PromptWording(
           "it makes when it runs.\n\n"
           "**Instructions**:\n" + "\n".join(f"{n}. {text}" for n, text in enumerate(STUDIO_INSTRUCTIONS, start=1))
           + "\n\n{example}\n\n**{language} Code Provided**:\n\n{code}\n\n**Questions**:\n{questions}\n\n**Answers**:"),
-    examples={language: _studio_example(language, example) for language, example in EXAMPLES.items()},
 )

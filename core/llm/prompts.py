@@ -26,16 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import DatasetError
+from core.languages import registry
 from core.llm.prompt_wording import RELEASE, STUDIO_WORDING, PromptWording
-from core.records import LANGUAGE_TITLES, Instance
+from core.records import Instance
 from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
 from core.scoring.rules import DEFAULT_RULES, PAPER, rules_title
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
 CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
-PAPER_SUFFIXES = {"python": ".py", "javascript": ".js", "java": ".java"}
-PAPER_INIT_MODULES = {"python": "__init__", "javascript": "index"}
-FENCE_TAGS = {"python": "python", "javascript": "javascript", "java": "java"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def build_prompt(instance: Instance, sources: Mapping[str, str] | None = None, *
         files = [path for path in instance.files if path in sources]
         code = "\n\n".join(fenced_file(instance.language, path, sources[path]) for path in files)
         questions = [f"{n}. {q}" for n, q in enumerate(studio_questions(instance.language, keys, files), start=1)]
-        language_word = LANGUAGE_TITLES[instance.language]
+        language_word = registry.get(instance.language).title
     system = wording.system.format(language=language_word)
     user = wording.user.format(language=language_word, example=wording.example(instance.language), code=code,
                                questions="\n".join(questions))
@@ -108,7 +106,7 @@ def build_prompt(instance: Instance, sources: Mapping[str, str] | None = None, *
 def paper_program_files(folder: Path, language: str) -> tuple[list[str], list[str]]:
     """(files for the code section, files for the question file map), relative and '/'-separated, as the
     release's `os.walk` finds them: each folder's files sorted for the code, in listing order for the map."""
-    suffix = PAPER_SUFFIXES.get(language, ".py")
+    suffix = registry.get(language).prompt_suffix
     code, listed = [], []
     for root, _dirs, files in os.walk(folder):
         relative = os.path.relpath(root, folder)
@@ -125,32 +123,11 @@ def paper_code_section(folder: Path, files: Sequence[str], sources: Mapping[str,
 
 
 def paper_questions(language: str, keys: Sequence[str], map_files: Sequence[str]) -> list[str]:
-    """The release's numbered questions for `keys` (in order); `map_files` in walk order, listing order
-    within a folder (the first module name that is a plain prefix of a key picks its file)."""
-    if language == "java":
-        asked = [f"What are the target functions invoked by {key} in the {key.split(':')[0]} class?"
-                 for key in keys if ":" in key]
-    else:
-        file_map: dict[str, str] = {}
-        for path in map_files:
-            file_map[paper_module_name(path)] = path
-        init = PAPER_INIT_MODULES.get(language, "__init__")
-        default = file_map.get("main", next(iter(file_map.values()), "main.py"))
-        asked = []
-        for key in keys:
-            path = file_map.get(key) or next((p for module, p in file_map.items() if key.startswith(module)), None) \
-                or file_map.get(f"{key}.{init}") or default
-            module = paper_module_name(path)
-            if key == module or f"{key}.{init}" == module:
-                asked.append(f'What are the module-level function calls in the file "{path}"?')
-            else:
-                asked.append(f'What are the function calls inside the "{key}" function in the file "{path}"?')
+    """The release's numbered questions for `keys` (in order), in the language's question style
+    (`core.llm.prompt_questions`); `map_files` in walk order, listing order within a folder."""
+    described = registry.get(language)
+    asked = described.part("questions").paper(described, keys, map_files)
     return [f"{n}. {question}" for n, question in enumerate(asked, start=1)]
-
-
-def paper_module_name(path: str) -> str:
-    """`pkg/mod.py` -> `pkg.mod`, `a.b/c.py` -> `a.b.c`: separators become dots, the last suffix goes."""
-    return path.replace("\\", ".").replace("/", ".").rsplit(".", 1)[0]
 
 
 def _read_program_file(folder: Path, relative: str) -> str:
@@ -167,22 +144,10 @@ def _read_program_file(folder: Path, relative: str) -> str:
 
 # -- the studio assembly -------------------------------------------------------------------------------------
 def studio_questions(language: str, keys: Sequence[str], files: Sequence[str]) -> list[str]:
-    """One question per key, in key order (not numbered)."""
-    if language == "java":
-        return [f"What are the target functions invoked by {key} in the {java_class(key)} class?" for key in keys]
-    from core.symbols import javascript as js_symbols  # tree-sitter: not for every command
-    from core.symbols import python as py_symbols
-
-    module_name = py_symbols.module_name if language == "python" else js_symbols.module_name
-    modules = sorted(((module_name(path), path) for path in files), key=lambda pair: -len(pair[0]))
-    out = []
-    for key in keys:
-        module, path = _module_of(key, modules, files)
-        if key == module:
-            out.append(f'What are the module-level function calls in the file "{path}"?')
-        else:
-            out.append(f'What are the function calls inside the "{key}" function in the file "{path}"?')
-    return out
+    """One question per key, in key order (not numbered), in the language's question style."""
+    described = registry.get(language)
+    questions: list[str] = described.part("questions").studio(described, keys, files)
+    return questions
 
 
 def fenced_file(language: str, path: str, text: str) -> str:
@@ -191,21 +156,7 @@ def fenced_file(language: str, path: str, text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
-    return f"File: {path}\n{fence}{FENCE_TAGS[language]}\n{body}{fence}"
-
-
-def java_class(key: str) -> str:
-    """`pkg.Outer.Inner:m(int)` -> `Inner`: the simple name of the declaring class."""
-    owner = key.split(":", 1)[0]
-    return owner.rsplit(".", 1)[-1].split("$")[-1]
-
-
-def _module_of(key: str, modules: Sequence[tuple[str, str]], files: Sequence[str]) -> tuple[str, str]:
-    """The (module, file) whose module name is the longest prefix of `key` at a dot."""
-    for module, path in modules:
-        if key == module or key.startswith(module + "."):
-            return module, path
-    return "", (files[0] if files else "")
+    return f"File: {path}\n{fence}{registry.get(language).fence_tag}\n{body}{fence}"
 
 
 def _readable_sources(instance: Instance) -> dict[str, str]:

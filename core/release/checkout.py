@@ -26,14 +26,13 @@ import os
 from pathlib import Path
 
 from core.errors import ReleaseError
+from core.languages import languages
 from core.llm.prompt_wording import RELEASE, STUDIO_WORDING, SYSTEM_FIELDS, USER_FIELDS, PromptWording, checked_fields
 from core.release.archive import CHECKOUT_NOTE, is_extracted_corpus
 from core.safe_files import MAX_NOTE_BYTES, MAX_SCRIPT_BYTES, read_bytes, why_unreadable
 
 RELEASE_ENV = "TRACEEVAL_RELEASE"
 SCRIPT = "run_llm.py"
-TEMPLATES = {"SYSTEM_PROMPT": "system", "USER_PROMPT": "user", "PYTHON_EXAMPLE": "python",
-             "JS_EXAMPLE": "javascript", "JAVA_EXAMPLE": "java"}
 
 
 def find_release_script(given: str | Path | None = None, dataset_root: Path | None = None) -> Path | None:
@@ -75,10 +74,11 @@ def read_release_wording(script: Path) -> PromptWording:
         raise ReleaseError(f"{script}: not Python the templates can be read from ({error})") from None
     except (RecursionError, MemoryError):
         raise ReleaseError(f"{script}: nested too deeply to read") from None
+    templates = release_templates()
     found: dict[str, str] = {}
     for node in tree.body:  # module level only; a later assignment replaces an earlier one, as running it would
         target, value = _assignment(node)
-        if target in TEMPLATES and value is not None:  # (a target always comes with its value)
+        if target in templates and value is not None:  # (a target always comes with its value)
             try:
                 text = ast.literal_eval(value)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -87,15 +87,22 @@ def read_release_wording(script: Path) -> PromptWording:
                 raise ReleaseError(f"{script}: {target} is not a plain string literal; the templates are read, "
                                    "never run")
             found[target] = text
-    missing = [name for name in TEMPLATES if name not in found]
+    missing = [name for name in templates if name not in found]
     if missing:
         raise ReleaseError(f"{script}: no {', '.join(missing)} at module level; is this the TraceEval release's "
                            f"{SCRIPT}?")
     checked_fields("SYSTEM_PROMPT", found["SYSTEM_PROMPT"], SYSTEM_FIELDS, str(script))
     checked_fields("USER_PROMPT", found["USER_PROMPT"], USER_FIELDS, str(script))
-    texts = {TEMPLATES[name]: text for name, text in found.items()}
+    texts = {templates[name]: text for name, text in found.items()}
     return PromptWording(system=texts.pop("system"), user=texts.pop("user"), examples=texts, source=RELEASE,
                          path=str(script), sha256=hashlib.sha256(data).hexdigest())
+
+
+def release_templates() -> dict[str, str]:
+    """The release's module-level template constants -> "system", "user" or the language whose worked example
+    it is (`Language.release_example`)."""
+    examples = {language.release_example: language.name for language in languages() if language.release_example}
+    return {"SYSTEM_PROMPT": "system", "USER_PROMPT": "user", **examples}
 
 
 def extracted_from(dataset_root: Path) -> Path | None:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from core.dataset.workspace import Workspace
 from core.errors import ReleaseError
+from core.languages import registry
 from core.llm.prompts import build_prompt
-from core.records import LANGUAGE_TITLES
 from core.release.checkout import read_release_wording, release_checkout
 from core.scoring.answers import answer_mapping
 from core.scoring.metrics import Counts, micro_scores
@@ -139,7 +139,7 @@ def check_parity(ws: Workspace, script: Path, selection: Selection, models: Sequ
 def _sample(rows, per_language: int, seed: int) -> list:
     chosen = []
     rng = random.Random(seed)
-    for language in LANGUAGE_TITLES:
+    for language in registry.names():
         of_language = [row for row in rows if row.language == language]
         chosen += sorted(rng.sample(of_language, min(per_language, len(of_language))), key=lambda row: row.key)
     return chosen
@@ -292,7 +292,7 @@ def render_parity(report: ParityReport, fmt: str = "text") -> str:
              f"{_agreeing(report.cells)} cells agree"]
     for cell in report.cells:
         if not cell.agrees:
-            what = LANGUAGE_TITLES.get(cell.language, "Average")
+            what = registry.title(cell.language, "Average")
             if cell.error:
                 lines.append(f"  DIFFERS {cell.model} {what}: the release could not score it: "
                              f"{cell.error.splitlines()[0]}")

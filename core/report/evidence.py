@@ -20,11 +20,11 @@ from datetime import UTC, datetime
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 
 from core.dataset.workspace import ModelRow, Workspace
 from core.errors import UsageError
-from core.records import LANGUAGE_TITLES, Edge, Node
+from core.languages import registry
+from core.records import Edge, Node
 from core.report.graph_export import GraphPicture, picture_for, to_svg
 from core.report.overlay import OverlayEdge, classify_edges, counts_of
 from core.report.palette import EDGE_STYLES
@@ -35,7 +35,6 @@ from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES, rules_title
 from core.symbols import call_site_lines
 
-LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
 MODEL_WORDS = {"TP": "predicted ✓", "FP": "predicted ✗", "FN": "missed ✗", None: "—"}
 ILLUSTRATIVE_NOTE = "illustrative: answers written by hand for the demo, not real model output"
 MUTED = "#6b6f76"
@@ -183,7 +182,7 @@ class _Packet:
         truth = self.overlay.truth_edges()
         facts = [
             ("Program", f"<code>{_e(instance.key)}</code>"),
-            ("Language", _e(LANGUAGE_TITLES.get(instance.language, instance.language))),
+            ("Language", _e(registry.title(instance.language, instance.language))),
             ("Split", _e(instance.split) if instance.split else '<span class="muted">no split file names it</span>'),
             ("Repository", _e(instance.repo)),
             ("Source", source),
@@ -349,7 +348,7 @@ class _Packet:
         return marks
 
     def _file_html(self, path: str, text: str, marks: dict[int, list[_Mark]]) -> str:
-        lexer = LEXERS.get(self.instance.language, TextLexer)(stripnl=False, ensurenl=True, tabsize=0)
+        lexer = registry.lexer_class(self.instance.language)(stripnl=False, ensurenl=True, tabsize=0)
         lines = highlight(text, lexer, HtmlFormatter(noclasses=True, nowrap=True, style="default")).split("\n")
         count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         order = view_mode(self.shown_mode).worst_first

@@ -17,11 +17,13 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from core.errors import ResultsError
+from core.languages import registry
 from core.problems import Problem
-from core.records import LANGUAGES, CallGraph, Prediction
+from core.records import CallGraph, Prediction
 from core.safe_files import (
     INT64,
     MAX_RESULTS_BYTES,
@@ -33,8 +35,12 @@ from core.safe_files import (
 )
 from core.scoring.answers import parse_answer
 
-RELEASED_NAME = re.compile(r"^(?P<slug>.+?)_(?P<language>python|javascript|java)_t(?P<temperature>[0-9.]+)"
-                           r"_r(?P<run>\d+)\.json$")
+
+@cache
+def _released_name(languages: tuple[str, ...]) -> re.Pattern[str]:
+    """The release's results file name, "<model>_<language>_t<temperature>_r<run>.json", for these languages."""
+    return re.compile(rf"^(?P<slug>.+?)_(?P<language>{'|'.join(map(re.escape, languages))})"
+                      r"_t(?P<temperature>[0-9.]+)_r(?P<run>\d+)\.json$")
 OPTIONAL_NUMBERS = ("tokens_in", "tokens_out", "latency_s", "cost_usd")
 
 
@@ -144,9 +150,9 @@ def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
         problems.append(Problem(str(path), f"metadata not read: {unusable}; the file name names the model",
                                 "warning"))
         metadata = {}
-    named = RELEASED_NAME.match(path.name)
+    named = _released_name(registry.names()).match(path.name)
     language = metadata.get("language") or (named.group("language") if named else None)
-    if language not in LANGUAGES:
+    if not registry.is_known(language):
         problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
                                 "records are matched by id alone", "warning"))
         language = None
@@ -194,7 +200,7 @@ def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
             problems.append(Problem(f"{path}:{number}", 'no "model" (give one with --model)'))
             continue
         language = entry.get("language")
-        if language is not None and language not in LANGUAGES:
+        if language is not None and not registry.is_known(language):
             problems.append(Problem(f"{path}:{number}", f"unknown language {language!r}"))
             continue
         records.append(_record(entry["instance_id"], model_name, language, entry, where))

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from core.dataset.workspace import Workspace
 from core.errors import WorkspaceError
+from core.languages import registry
 from core.llm.prompt_wording import wording_label
-from core.records import LANGUAGES
 from core.scoring.answers import scored_graph
 from core.scoring.metrics import diff_edges, micro_scores, sum_counts
 from core.scoring.normalise import MODES, normalise_edges
@@ -38,7 +38,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
     out_dir.mkdir(parents=True, exist_ok=True)
     predictions = ws.predictions(model)
     written = []
-    for language in LANGUAGES:
+    for language in registry.names():
         keys = sorted(k for k, p in predictions.items() if p.language == language)
         if not keys:
             continue

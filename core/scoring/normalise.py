@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.records import LANGUAGES, Edge
+from core.languages import registry
+from core.records import Edge
 from core.scoring import normalise_paper, normalise_studio
 from core.scoring.rules import DEFAULT_RULES, PAPER, RULE_SETS, STUDIO
 
@@ -79,8 +80,8 @@ def _cache(language: str, modes: frozenset[str] | tuple[str, ...], rules: str) -
     key = (language, frozenset(modes), rules)
     cache = _CACHES.get(key)
     if cache is None:
-        if language not in LANGUAGES:
-            raise ValueError(f"unknown language {language!r} (choose from {', '.join(LANGUAGES)})")
+        if not registry.is_known(language):
+            raise ValueError(f"unknown language {language!r} (choose from {', '.join(registry.names())})")
         unknown = sorted(key[1] - _ALL_MODES)
         if unknown:
             raise ValueError(f"unknown normalisation mode {unknown[0]!r} (choose from {_CHOICES})")

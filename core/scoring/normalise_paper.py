@@ -14,7 +14,9 @@ from __future__ import annotations
 import builtins
 import re
 import sys
+from collections.abc import Callable
 
+from core.languages import get
 from core.scoring import normalise_paper_names as names
 
 _PYTHON_STDLIB_MODULES = frozenset(sys.stdlib_module_names)
@@ -23,7 +25,8 @@ _PYTHON_STDLIB_MODULES = frozenset(sys.stdlib_module_names)
 _PYTHON_BUILTINS = frozenset(dir(builtins)) | {"copyright", "credits", "exit", "help", "license", "quit"}
 _PYTHON_TYPE_ATTRIBUTES = {name: frozenset(dir(getattr(builtins, name))) for name in names.PYTHON_BUILTIN_TYPES}
 
-_INIT_SUFFIXES = {"python": (".__init__", ".__new__"), "javascript": (".constructor",)}
+_PYTHON_CONSTRUCTORS = (".__init__", ".__new__")
+_JAVASCRIPT_CONSTRUCTORS = (".constructor",)
 _JAVA_CONSTRUCTOR_MARKERS = (":<init>", ":<clinit>")
 _JAVA_TYPE_PATH_SPLIT = re.compile(r"[.$]")
 _JAVA_GENERICS = re.compile(r"<[^<>]*>")
@@ -31,28 +34,50 @@ _JAVA_HEAD_END = re.compile(r"[:(]")
 
 
 def normalise(name: str, language: str, modes: frozenset[str]) -> str | None:
-    """The name to score with, or None when the `stdlib` mode drops it."""
+    """The name to score with, or None when the `stdlib` mode drops it (the language's
+    `Language.paper_normalisation`: `python`, `javascript` or `java` below)."""
+    rule: Callable[[str, frozenset[str]], str | None] = get(language).part("paper_normalisation")
+    return rule(name, modes)
+
+
+def python(name: str, modes: frozenset[str]) -> str | None:
+    return _dotted(name, modes, _PYTHON_CONSTRUCTORS, _python_dropped)
+
+
+def javascript(name: str, modes: frozenset[str]) -> str | None:
+    return _dotted(name, modes, _JAVASCRIPT_CONSTRUCTORS, _javascript_dropped)
+
+
+def java(name: str, modes: frozenset[str]) -> str | None:
     if "init" in modes:
-        name = _without_constructor(name, language)
-    if "nested_class" in modes and language == "java":
+        name = _java_without_constructor(name)
+    if "nested_class" in modes:
         name = _innermost_class(name)
-    if "stdlib" in modes and _DROPPED[language](name):
+    if "stdlib" in modes and _java_dropped(name):
         return None
     return name
 
 
-def _without_constructor(name: str, language: str) -> str:
+def _dotted(name: str, modes: frozenset[str], constructors: tuple[str, ...],
+            dropped: Callable[[str], bool]) -> str | None:
     """Python `.__init__`/`.__new__` and JavaScript `.constructor` at the end are cut off (one of
-    them, once); Java is cut at the first `:<init>`, else at the first `:<clinit>`."""
-    if language == "java":
-        for marker in _JAVA_CONSTRUCTOR_MARKERS:
-            cut = name.find(marker)
-            if cut != -1:
-                return name[:cut]
-        return name
-    for suffix in _INIT_SUFFIXES[language]:
-        if name.endswith(suffix):
-            return name[:-len(suffix)]
+    them, once); then the `stdlib` drop."""
+    if "init" in modes:
+        for suffix in constructors:
+            if name.endswith(suffix):
+                name = name[:-len(suffix)]
+                break
+    if "stdlib" in modes and dropped(name):
+        return None
+    return name
+
+
+def _java_without_constructor(name: str) -> str:
+    """Cut at the first `:<init>`, else at the first `:<clinit>`."""
+    for marker in _JAVA_CONSTRUCTOR_MARKERS:
+        cut = name.find(marker)
+        if cut != -1:
+            return name[:cut]
     return name
 
 
@@ -119,5 +144,3 @@ def _java_dropped(name: str) -> bool:
         return False
     return head.startswith(names.JAVA_PACKAGE_PREFIXES) or ("." not in head and head in names.JAVA_BARE_CLASSES)
 
-
-_DROPPED = {"python": _python_dropped, "javascript": _javascript_dropped, "java": _java_dropped}

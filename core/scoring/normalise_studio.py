@@ -39,10 +39,13 @@ Where it reads differently from the paper, on purpose:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from core.languages import get
 from core.scoring import normalise_studio_names as data
 
-_INIT_SUFFIXES = {"python": (".__init__", ".__new__"), "javascript": (".constructor",)}
+_PYTHON_CONSTRUCTORS = (".__init__", ".__new__")
+_JAVASCRIPT_CONSTRUCTORS = (".constructor",)
 _JAVA_CONSTRUCTOR_MARKERS = (":<init>", ":<clinit>")
 _JAVA_FIRST_SEGMENT = re.compile(r"[^.$<\[]*")
 _JS_NAMESPACES = data.JS_GLOBALS | data.NODE_CORE_MODULES
@@ -50,23 +53,38 @@ _JS_CALLABLE = data.JS_GLOBAL_FUNCTIONS | {g for g in data.JS_GLOBALS if g[:1].i
 
 
 def normalise(name: str, language: str, modes: frozenset[str]) -> str | None:
-    """The name to score with, or None when it is dropped."""
-    name = name.strip()
-    if language == "java":
-        name = _normalise_java(name, modes)
-    elif name:
-        head, paren, tail = name.partition("(")
-        if "init" in modes:
-            for suffix in _INIT_SUFFIXES[language]:
-                if head.endswith(suffix):
-                    head = head[:-len(suffix)]
-                    name = head + paren + tail
-                    break
-        if "stdlib" in modes:
-            dropped = _python_dropped if language == "python" else _js_dropped
-            if dropped(head):
-                return None
-    return name or None
+    """The name to score with, or None when it is dropped (the language's `Language.studio_normalisation`:
+    `python`, `javascript` or `java` below, each giving "" for a dropped name)."""
+    rule: Callable[[str, frozenset[str]], str] = get(language).part("studio_normalisation")
+    return rule(name.strip(), modes) or None
+
+
+def python(name: str, modes: frozenset[str]) -> str:
+    return _dotted(name, modes, _PYTHON_CONSTRUCTORS, _python_dropped)
+
+
+def javascript(name: str, modes: frozenset[str]) -> str:
+    return _dotted(name, modes, _JAVASCRIPT_CONSTRUCTORS, _js_dropped)
+
+
+def java(name: str, modes: frozenset[str]) -> str:
+    return _normalise_java(name, modes)
+
+
+def _dotted(name: str, modes: frozenset[str], constructors: tuple[str, ...], dropped: Callable[[str], bool]) -> str:
+    """Python and JavaScript: the rewrite and the drop look at the part before the first `(`."""
+    if not name:
+        return name
+    head, paren, tail = name.partition("(")
+    if "init" in modes:
+        for suffix in constructors:
+            if head.endswith(suffix):
+                head = head[:-len(suffix)]
+                name = head + paren + tail
+                break
+    if "stdlib" in modes and dropped(head):
+        return ""
+    return name
 
 
 def _python_dropped(head: str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.dataset.workspace import InstanceRow, ModelRow
-from core.records import LANGUAGES
+from core.languages import registry
 from core.scoring.metrics import Counts, Scores, instance_scores, macro_average, micro_scores, sum_counts
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES
@@ -99,9 +99,10 @@ class ProgramScore:
 
 
 def select_rows(rows: Iterable[InstanceRow], split: str | None = None,
-                languages: Sequence[str] = LANGUAGES) -> list[InstanceRow]:
-    """The rows `core.scoring.scores.Selection(languages, split)` selects (split None = all), order kept."""
-    wanted = set(languages)
+                languages: Sequence[str] | None = None) -> list[InstanceRow]:
+    """The rows `core.scoring.scores.Selection(languages, split)` selects (split None = all, languages None =
+    every language), order kept."""
+    wanted = set(registry.names() if languages is None else languages)
     return [r for r in rows if r.language in wanted and (not split or r.split == split)]
 
 
@@ -129,11 +130,11 @@ def f1_histogram(values: np.ndarray | Sequence[float], bins: int = HISTOGRAM_BIN
 
 
 def language_bars(model: str, illustrative: bool, rows: Sequence[InstanceRow], counts: Mapping[str, Counts],
-                  languages: Sequence[str] = LANGUAGES) -> LanguageBars:
+                  languages: Sequence[str] | None = None) -> LanguageBars:
     """Micro scores per language and their macro average: the numbers of the model's paper-table row."""
     per_language: dict[str, Scores | None] = {}
     programs: dict[str, int] = {}
-    for language in languages:
+    for language in registry.names() if languages is None else languages:
         scored = [counts[r.key] for r in rows if r.language == language and r.key in counts]
         programs[language] = len(scored)
         per_language[language] = micro_scores(sum_counts(scored)) if scored else None
@@ -144,11 +145,12 @@ def language_bars(model: str, illustrative: bool, rows: Sequence[InstanceRow], c
 
 def plot_data(rows: Sequence[InstanceRow], models: Sequence[ModelRow], counts: Mapping[str, Mapping[str, Counts]],
               split: str | None = None, modes: Iterable[str] = MODES,
-              languages: Sequence[str] = LANGUAGES, bins: int = HISTOGRAM_BINS,
+              languages: Sequence[str] | None = None, bins: int = HISTOGRAM_BINS,
               rules: str = DEFAULT_RULES) -> PlotData:
     """Everything the three plots draw for one selection. `counts`: model -> instance key -> counts,
     computed with `modes` under `rules` (a model missing from `counts` has no scored program)."""
-    languages = tuple(lang for lang in languages if lang in LANGUAGES)
+    languages = tuple(lang for lang in (registry.names() if languages is None else languages)
+                      if registry.is_known(lang))
     selected = select_rows(rows, split, languages)
     points, histograms, bars = [], {}, []
     for model in models:

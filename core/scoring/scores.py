@@ -20,7 +20,7 @@ from fnmatch import fnmatch
 
 from core.dataset.workspace import InstanceRow, Workspace
 from core.freeing import free_gradually
-from core.records import LANGUAGES
+from core.languages import registry
 from core.scoring.answers import scored_graph
 from core.scoring.metrics import (
     INSTANCE_RULE,
@@ -47,7 +47,7 @@ SCORER_VERSION = "2026.11-1"
 class Selection:
     """Which instances are scored."""
 
-    languages: tuple[str, ...] = LANGUAGES
+    languages: tuple[str, ...] = field(default_factory=registry.names)
     split: str | None = None  # "test", "train" or None for all
     repo: str | None = None  # fnmatch pattern on the repository name
 
@@ -174,7 +174,7 @@ def score_table(ws: Workspace, models: Sequence[str] | None = None, selection: S
     all_models = {m.name: m for m in ws.models()}
     names = list(models) if models is not None else sorted(all_models)
     rows = selection.rows(ws)
-    languages = tuple(lang for lang in selection.languages if lang in LANGUAGES)
+    languages = tuple(lang for lang in selection.languages if registry.is_known(lang))
     table = ScoreTable([], languages, modes, selection, group_by, confidence=confidence, rules=rules,
                        programs={lang: sum(r.language == lang for r in rows) for lang in languages})
     truths = NormalisedTruths(ws, modes, rules)
@@ -253,9 +253,7 @@ def _seed(seed: int, model: str, group: str) -> int:
 
 def parse_languages(text: str) -> tuple[str, ...]:
     names = tuple(part.strip().lower() for part in re.split(r"[,\s]+", text) if part.strip())
-    aliases = {"py": "python", "js": "javascript"}
-    names = tuple(aliases.get(n, n) for n in names)
-    unknown = [n for n in names if n not in LANGUAGES]
+    unknown = [n for n in names if registry.find(n) is None]
     if unknown:
-        raise ValueError(f"unknown language {unknown[0]!r} (choose from {', '.join(LANGUAGES)})")
-    return names
+        raise ValueError(f"unknown language {unknown[0]!r} (choose from {', '.join(registry.names())})")
+    return tuple(registry.get(n).name for n in names)

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.metrics import Scores
 from core.scoring.scores import SCORER_VERSION, LanguageResult, ScoreTable, TableRow
 
@@ -30,7 +30,7 @@ def render_table(table: ScoreTable, fmt: str = "text") -> str:
 def describe_selection(table: ScoreTable) -> str:
     split = table.selection.split or "all splits"
     repo = f", repos matching {table.selection.repo}" if table.selection.repo else ""
-    programs = ", ".join(f"{LANGUAGE_TITLES[lang]} {n:,}" for lang, n in table.programs.items())
+    programs = ", ".join(f"{registry.title(lang)} {n:,}" for lang, n in table.programs.items())
     modes = ", ".join(sorted(table.modes)) if table.modes else "off"
     ci = f"; {table.confidence:.0%} bootstrap CI over programs" if table.confidence else ""
     return f"{table.rules_title}; {split}{repo} ({programs} programs); normalisation: {modes}{ci}"
@@ -42,7 +42,7 @@ def footnotes(table: ScoreTable) -> list[str]:
         notes.append(f"{DAGGER} illustrative answers written by hand for the demo, not real model output")
     for row in table.rows:
         where = f" [{row.group}]" if row.group else ""
-        unscored = [LANGUAGE_TITLES[lang] for lang in row.averaged if not row.languages[lang].programs]
+        unscored = [registry.title(lang) for lang in row.averaged if not row.languages[lang].programs]
         if unscored and len(unscored) < len(row.averaged):
             notes.append(f"{row.model}{where}: no scored {' or '.join(unscored)} program; it counts 0 in the "
                          "Average (the mean over the languages, as in the paper)")
@@ -50,7 +50,7 @@ def footnotes(table: ScoreTable) -> list[str]:
             if result.missing:
                 shown = ", ".join(result.missing[:5]) + (f" and {len(result.missing) - 5} more"
                                                          if len(result.missing) > 5 else "")
-                notes.append(f"{row.model}{where}: {len(result.missing)} {LANGUAGE_TITLES[language]} "
+                notes.append(f"{row.model}{where}: {len(result.missing)} {registry.title(language)} "
                              f"program(s) without a result, not scored: {shown}")
     return notes
 
@@ -60,7 +60,7 @@ def _columns(table: ScoreTable) -> list[str]:
 
 
 def _title(column: str) -> str:
-    return LANGUAGE_TITLES.get(column, "Average")
+    return registry.title(column, "Average")
 
 
 def _cells(table: ScoreTable, row: TableRow, with_ci: bool) -> list[str]:

@@ -3,9 +3,9 @@
 `extract_symbols(language, files)` parses each source file with tree-sitter (one cached parser
 per language) and names what it finds as docs/benchmark.md "Node names" says; the per-language
 rules, including the choices the contract leaves open, are in the docstrings of `python`,
-`javascript` and `java`. `SymbolTable.place(name)` puts a name from any source (ground truth,
-tracer, model) on a node, tolerantly (`placement`). `call_site_lines` finds candidate call
-sites statically (`calls`).
+`javascript` and `java`, each reached through its `Language.symbols` (a `rules.SymbolRules`).
+`SymbolTable.place(name)` puts a name from any source (ground truth, tracer, model) on a node,
+tolerantly (`placement`). `call_site_lines` finds candidate call sites statically (`calls`).
 
 Only files with the language's source suffixes are read (others, e.g. README.md, are
 skipped). A file with syntax errors gives a problem line and whatever tree-sitter recovered.
@@ -15,40 +15,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.records import LANGUAGES, SOURCE_SUFFIXES
-from core.symbols import java, javascript, python
+from core.languages import get
 from core.symbols.calls import call_site_lines
-from core.symbols.parsing import Source
+from core.symbols.rules import SymbolRules
 from core.symbols.scan import FileScan
 from core.symbols.table import SymbolTable
 
-__all__ = ["SymbolTable", "call_site_lines", "extract_symbols"]
+__all__ = ["SymbolTable", "call_site_lines", "extract_symbols", "symbol_rules", "symbol_table"]
 
 
 def extract_symbols(language: str, files: Mapping[str, str]) -> SymbolTable:
     """Symbols of one program; `files` maps relative '/'-separated paths to source text."""
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown language: {language!r}")
-    sources = {path: text for path, text in files.items()
-               if path.endswith(SOURCE_SUFFIXES[language])}
-    program: java.Program | None = None
-    modules: dict[str, str] = {}
-    results: list[tuple[FileScan, str | None]]
-    if language == "java":
-        parsed = [Source.parse("java", path, text) for path, text in sources.items()]
-        program = java.program_types(parsed)
-        results = [(java.extract_source(source, program), source.syntax_problem())
-                   for source in parsed]
-    else:
-        extractor = python if language == "python" else javascript
-        results = [extractor.extract_file(path, text) for path, text in sources.items()]
-        modules = {path: extractor.module_name(path) for path in sources}
-    problems = [problem for _, problem in results if problem]
-    return symbol_table(language, [scan for scan, _ in results], problems, modules, program)
+    described = get(language)
+    sources = {path: text for path, text in files.items() if described.source_file(path)}
+    scan = symbol_rules(described.name).scan(sources)
+    return symbol_table(described.name, scan.scans, scan.problems, scan.modules, scan.program)
+
+
+def symbol_rules(language: str) -> SymbolRules:
+    """The language's symbol extractor and naming rules (`Language.symbols`)."""
+    rules: SymbolRules = get(language).part("symbols")
+    return rules
 
 
 def symbol_table(language: str, scans: list[FileScan], problems: list[str], modules: dict[str, str],
-                 program: java.Program | None) -> SymbolTable:
+                 program: object) -> SymbolTable:
     """One program's SymbolTable from its files' scans (in file order)."""
     definitions, classes = [], []
     call_names: dict[str, set[str]] = {}

@@ -16,14 +16,11 @@ not seen. The line is the callee identifier's, so a multi-line chain marks the r
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-from core.symbols import java, javascript, python
+from core.languages import get
 from core.symbols.scan import CallSite
 from core.symbols.table import SymbolTable
-
-CONSTRUCTOR_SEGMENTS = ("__init__", "__new__", "constructor")
 
 
 def call_site_lines(table: SymbolTable, files: Mapping[str, str],
@@ -45,27 +42,12 @@ def _callee_names(table: SymbolTable, callee: str) -> frozenset[str]:
     node = table.place(callee)
     if node is not None:
         return table.call_names(node)
-    head = callee.split("(", 1)[0].strip()
-    if table.language == "java":
-        class_part, _, method = head.rpartition(":") if ":" in head else head.rpartition(".")
-        if method in ("<init>", "<clinit>"):
-            method = re.split(r"[.$]", class_part)[-1] if method == "<init>" else ""
-        return frozenset({method} - {""})
-    segments = [s for s in re.split(r"[./]", head) if s]
-    if segments and segments[-1] in CONSTRUCTOR_SEGMENTS:
-        return frozenset(segments[-2:])
-    return frozenset(segments[-1:])
+    names: frozenset[str] = get(table.language).part("symbols").callee_names(callee.split("(", 1)[0].strip())
+    return names
 
 
 def _calls(table: SymbolTable, path: str, text: str) -> list[CallSite]:
     key = (path, text)
     if key not in table.scan_cache:
-        if table.language == "java":
-            if not isinstance(table.program, java.Program):
-                raise ValueError(f"a Java symbol table without its program's types ({path})")
-            scan, _ = java.extract_file(path, text, table.program, want_calls=True)
-        else:
-            module = python if table.language == "python" else javascript
-            scan, _ = module.extract_file(path, text, want_calls=True)
-        table.scan_cache[key] = scan.calls
+        table.scan_cache[key] = get(table.language).part("symbols").calls(path, text, table.program)
     return table.scan_cache[key]

@@ -24,15 +24,19 @@ Java has no module nodes.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
 import tree_sitter as ts
 
+from core.records import Node
 from core.symbols.parsing import Source, TsNode, language, named, walk
-from core.symbols.scan import Collector, FileScan
+from core.symbols.placement import JavaPlacer
+from core.symbols.rules import Position, ProgramScan
+from core.symbols.scan import CallSite, Collector, FileScan
 
 JAVA_LANG = frozenset({"String", "Object", "Throwable", "Class", "Thread", "Runnable"})
 TYPE_DECLARATIONS = ("class_declaration", "interface_declaration", "enum_declaration",
@@ -302,3 +306,62 @@ def extract_file(path: str, text: str, program: Program,
 
 def extract_source(source: Source, program: Program, want_calls: bool = False) -> FileScan:
     return _Extractor(source, program, want_calls).run()
+
+
+MAIN = ":main(java.lang.String[])"  # how the entry method's name ends
+_HARNESS_CLASSES_QUERY = "(class_declaration) @c (enum_declaration) @c (record_declaration) @c"
+
+
+class JavaSymbols:
+    """`core.symbols.rules.SymbolRules` for Java's `pkg.Class:method(types)` names."""
+
+    def scan(self, sources: Mapping[str, str], want_calls: bool = False) -> ProgramScan:
+        parsed = {path: Source.parse("java", path, text) for path, text in sources.items()}
+        program = program_types(list(parsed.values()))
+        scans = [extract_source(source, program, want_calls) for source in parsed.values()]
+        problems = [p for p in (source.syntax_problem() for source in parsed.values()) if p]
+        return ProgramScan(scans, problems, {}, program, parsed)
+
+    def calls(self, path: str, text: str, program: object) -> list[CallSite]:
+        if not isinstance(program, Program):
+            raise ValueError(f"a Java symbol table without its program's types ({path})")
+        scan, _ = extract_file(path, text, program, want_calls=True)
+        return scan.calls
+
+    def placer(self, nodes: Sequence[Node], classes: Sequence[Node], modules: Mapping[str, str]) -> JavaPlacer:
+        return JavaPlacer(nodes, classes)
+
+    def callee_names(self, head: str) -> frozenset[str]:
+        class_part, _, method = head.rpartition(":") if ":" in head else head.rpartition(".")
+        if method in ("<init>", "<clinit>"):
+            method = re.split(r"[.$]", class_part)[-1] if method == "<init>" else ""
+        return frozenset({method} - {""})
+
+    def owner_class(self, node: Node) -> str:
+        return node.name.partition(":")[0]
+
+    def is_entry_function(self, node: Node) -> bool:
+        return node.name.endswith(MAIN)
+
+    def reachable(self, node: Node, by_name: Mapping[str, Node]) -> bool:
+        """Not in a nested, local or anonymous class (`pkg.Outer$Inner`)."""
+        return "$" not in node.name.partition(":")[0]
+
+    def class_targets(self, scan: ProgramScan) -> set[Position]:
+        """Class, enum and record declarations (not interfaces)."""
+        query = _harness_classes_query()
+        positions = set()
+        for path, source in scan.parsed.items():
+            for nodes in ts.QueryCursor(query).captures(source.tree.root_node).values():
+                for node in nodes:
+                    positions.add((path, node.start_point.row + 1,
+                                   source.column(node.start_byte, node.start_point.column)))
+        return positions
+
+
+@cache
+def _harness_classes_query() -> ts.Query:
+    return ts.Query(language("java"), _HARNESS_CLASSES_QUERY)
+
+
+SYMBOLS = JavaSymbols()

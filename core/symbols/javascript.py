@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from core.records import SOURCE_SUFFIXES
+from core.languages import get
+from core.symbols.dotted import DottedSymbols
 from core.symbols.parsing import Source, TsNode, named, walk
 from core.symbols.scan import Collector, FileScan
 
@@ -42,7 +43,7 @@ BINDABLE = FUNCTION_EXPRESSIONS + ("arrow_function", "class", "object", "parenth
 
 
 def module_name(path: str) -> str:
-    for suffix in SOURCE_SUFFIXES["javascript"]:
+    for suffix in get("javascript").suffixes:
         if path.endswith(suffix):
             return path[: -len(suffix)]
     return path
@@ -315,3 +316,7 @@ class _Extractor:
 def extract_file(path: str, text: str, want_calls: bool = False) -> tuple[FileScan, str | None]:
     source = Source.parse("javascript", path, text)
     return _Extractor(source, want_calls).run(text), source.syntax_problem()
+
+
+SYMBOLS = DottedSymbols(extract_file, module_name, constructors=("constructor",),
+                        dropped_segments=("<locals>", "prototype"))

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import tree_sitter as ts
 
+from core.languages import get
 from core.records import Node
 
 T = TypeVar("T")
@@ -21,19 +22,8 @@ TsNode = ts.Node
 
 @cache
 def language(name: str) -> ts.Language:
-    if name == "python":
-        import tree_sitter_python
-
-        return ts.Language(tree_sitter_python.language())
-    if name == "javascript":
-        import tree_sitter_javascript
-
-        return ts.Language(tree_sitter_javascript.language())
-    if name == "java":
-        import tree_sitter_java
-
-        return ts.Language(tree_sitter_java.language())
-    raise ValueError(f"unknown language: {name!r}")
+    """The tree-sitter grammar `Language.grammar` names (its binding's `language()`)."""
+    return ts.Language(get(name).part("grammar")())
 
 
 _local = threading.local()

@@ -22,7 +22,7 @@ A constructor name with no declared constructor places on the class. None when n
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.records import Node
 
@@ -34,12 +34,13 @@ def clean(name: str) -> str:
 
 
 class DottedPlacer:
-    """Python and JavaScript: `module.qual.name`."""
+    """Python and JavaScript: `module.qual.name` (the language's naming details from its `DottedSymbols`)."""
 
-    def __init__(self, language: str, nodes: Sequence[Node], classes: Sequence[Node],
-                 modules: dict[str, str]) -> None:
-        self.language = language
-        self.constructors = ("__init__", "__new__") if language == "python" else ("constructor",)
+    def __init__(self, nodes: Sequence[Node], classes: Sequence[Node], modules: Mapping[str, str],
+                 constructors: tuple[str, ...], dropped: tuple[str, ...], package_init: str = "") -> None:
+        self.constructors = constructors
+        self.dropped = dropped
+        self.package_init = package_init
         self.exact = {node.name: node for node in nodes}
         self.modules = list(dict.fromkeys(self._segments(m) for m in modules.values()))
         self.nodes: dict[tuple[str, ...], Node] = {}
@@ -65,8 +66,7 @@ class DottedPlacer:
                 or self._without_module(segments) or self._subsequence(segments))
 
     def _segments(self, name: str) -> tuple[str, ...]:
-        dropped = ("<locals>", "prototype") if self.language == "javascript" else ("<locals>",)
-        return tuple(s for s in name.replace("/", ".").split(".") if s and s not in dropped)
+        return tuple(s for s in name.replace("/", ".").split(".") if s and s not in self.dropped)
 
     def _lookup(self, segments: tuple[str, ...]) -> Node | None:
         node = self.nodes.get(segments)
@@ -79,8 +79,8 @@ class DottedPlacer:
             klass = self.classes.get(segments[:-1])
         if klass is not None:
             return self._constructor(klass)
-        if self.language == "python" and "__init__" in segments[:-1]:
-            index = segments.index("__init__")
+        if self.package_init and self.package_init in segments[:-1]:
+            index = segments.index(self.package_init)
             return self._lookup(segments[:index] + segments[index + 1:])
         return None
 

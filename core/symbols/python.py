@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from core.symbols.dotted import DottedSymbols
 from core.symbols.parsing import Source, TsNode, walk
 from core.symbols.scan import Collector, FileScan
 
@@ -129,3 +130,6 @@ def _last_identifier(source: Source, target: TsNode | None) -> str:
 def extract_file(path: str, text: str, want_calls: bool = False) -> tuple[FileScan, str | None]:
     source = Source.parse("python", path, text)
     return _Extractor(source, want_calls).run(text), source.syntax_problem()
+
+
+SYMBOLS = DottedSymbols(extract_file, module_name, constructors=CONSTRUCTORS, package_init="__init__")

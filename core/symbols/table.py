@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from core.languages import get
 from core.records import Node
-from core.symbols.placement import DottedPlacer, JavaPlacer
+from core.symbols.rules import Placer
 
 
 class SymbolTable:
@@ -31,7 +32,7 @@ class SymbolTable:
         self.by_name = {node.name: node for node in self.nodes}
         self._call_names = {name: frozenset(names) for name, names in call_names.items()}
         self._placed: dict[str, Node | None] = {}
-        self._placer: DottedPlacer | JavaPlacer | None = None  # built on first use
+        self._placer: Placer | None = None  # built on first use
         # (file, text) -> call sites in it, filled lazily by `call_site_lines`
         self.scan_cache: dict[tuple[str, str], list] = {}
 
@@ -44,8 +45,8 @@ class SymbolTable:
             return self.by_name[name]
         if name not in self._placed:
             if self._placer is None:
-                self._placer = (JavaPlacer(self.nodes, self.classes) if self.language == "java" else
-                                DottedPlacer(self.language, self.nodes, self.classes, self.modules))
+                rules = get(self.language).part("symbols")
+                self._placer = rules.placer(self.nodes, self.classes, self.modules)
             self._placed[name] = self._placer.place(name)
         return self._placed[name]
 

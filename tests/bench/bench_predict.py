@@ -33,11 +33,11 @@ _SANDBOX = private_user_folders("predict")  # before anything reads the folders'
 import openai  # noqa: E402
 
 from core.dataset.indexing import open_dataset  # noqa: E402
+from core.languages import registry  # noqa: E402
 from core.llm.chat import NO_PLACEHOLDER_KEY  # noqa: E402
 from core.llm.endpoints import RunSettings  # noqa: E402
 from core.llm.prompts import build_prompt  # noqa: E402
 from core.llm.runner import run_model  # noqa: E402
-from core.records import LANGUAGES  # noqa: E402
 from core.scoring.metrics import micro_scores, sum_counts  # noqa: E402
 from core.scoring.normalise import MODES  # noqa: E402
 from core.scoring.scores import scoring_key  # noqa: E402
@@ -157,7 +157,7 @@ def main() -> int:
         from_real = SHARED_SPLITS.is_dir()
         if not (root / "benchmark").is_dir():
             ids = split_ids(SHARED_SPLITS if from_real else None, args.scale)
-            only_test = {"test": ids["test"], "train": {language: [] for language in LANGUAGES}}
+            only_test = {"test": ids["test"], "train": {language: [] for language in registry.names()}}
             timed("generate the synthetic test split (no results files)",
                   lambda: generate(root, only_test, models=0))
             timed("  tag each program's source with its id (unique prompts)", lambda: tag_sources(root))

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from core.dataset.indexing import open_dataset  # noqa: E402
-from core.records import LANGUAGES  # noqa: E402
+from core.languages import registry  # noqa: E402
 from tracers.retrace import retrace  # noqa: E402
 
 TARGETS = {"python": 15.0, "javascript": 8.0, "java": 3.0}
@@ -38,7 +38,7 @@ def sample_programs(language: str) -> list[Path]:
 
 
 def build_dataset(root: Path, per_language: int) -> None:
-    for language in LANGUAGES:
+    for language in registry.names():
         for number, source in zip(range(1, per_language + 1), cycle(sample_programs(language)), strict=False):
             target = root / "benchmark" / language / f"bench{language[:2]}_{number:04d}"
             shutil.copytree(source, target, ignore=shutil.ignore_patterns("expected.json", "__pycache__"))
@@ -50,7 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--programs", type=int, default=300, help="programs per language (default 300)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--languages", default=",".join(registry.names()))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="traceeval-bench-") as folder:
         root = Path(folder) / "data"

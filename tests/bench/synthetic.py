@@ -11,7 +11,7 @@ import json
 import random
 from pathlib import Path
 
-from core.records import LANGUAGES
+from core.languages import registry
 
 PAPER_COUNTS = {"python": (769, 3051), "javascript": (649, 2577), "java": (711, 2826)}
 
@@ -35,7 +35,7 @@ def generate(root: Path, ids: dict[str, dict[str, list[str]]], models: int = 10,
     """Write the dataset, split files and results files under `root`; returns {language: test ids}."""
     rng = random.Random(seed)
     bench = root / "benchmark"
-    truths: dict[str, dict[str, dict[str, list[str]]]] = {lang: {} for lang in LANGUAGES}
+    truths: dict[str, dict[str, dict[str, list[str]]]] = {lang: {} for lang in registry.names()}
     for by_language in ids.values():
         for language, program_ids in by_language.items():
             for program_id in program_ids:
@@ -54,14 +54,14 @@ def generate(root: Path, ids: dict[str, dict[str, list[str]]], models: int = 10,
     split_folder.mkdir(exist_ok=True)
     for split, by_language in ids.items():
         (split_folder / f"{split}_ids.json").write_text(json.dumps(by_language))
-    for language in LANGUAGES:
+    for language in registry.names():
         assignment = {pid.rpartition("_")[0]: split for split in ids for pid in ids[split].get(language, [])}
         (split_folder / f"{language}_repo_assignment.json").write_text(json.dumps(assignment))
     results = root / "results"
     results.mkdir(exist_ok=True)
     for m in range(models):
         skill = 0.55 + 0.4 * m / max(models - 1, 1)
-        for language in LANGUAGES:
+        for language in registry.names():
             records = {}
             for program_id in ids["test"].get(language, []):
                 truth = truths[language][program_id]
@@ -72,7 +72,7 @@ def generate(root: Path, ids: dict[str, dict[str, list[str]]], models: int = 10,
                     "timestamp": "2026-11-21T00:00:00Z", "num_benchmarks": len(records), "aggregate_metrics": {}}
             (results / f"synthetic-model-{m:02d}_{language}_t0.0_r0.json").write_text(
                 json.dumps({"metadata": meta, "results": records}))
-    return {language: ids["test"].get(language, []) for language in LANGUAGES}
+    return {language: ids["test"].get(language, []) for language in registry.names()}
 
 
 def corrupt(root: Path, candidates: dict[str, list[str]], rng_seed: int = 1) -> list[str]:

@@ -40,16 +40,17 @@ def test_the_source_view_has_the_lexers_compiled_off_the_gui_thread():
     script = textwrap.dedent("""
         from PySide6.QtWidgets import QApplication
         from traceeval_gui.widgets import code_highlighter
-        from traceeval_gui.widgets.code_highlighter import LEXERS
+        from core.languages import lexer_class, names
         from traceeval_gui.state.app_state import AppState
         from traceeval_gui.program.source_view import SourceView
-        compiled = lambda: [lexer.__name__ for lexer in LEXERS.values() if "_tokens" in vars(lexer)]
+        lexers = [lexer_class(name) for name in names()]
+        compiled = lambda: [lexer.__name__ for lexer in lexers if "_tokens" in vars(lexer)]
         assert compiled() == [], compiled()
         app = QApplication([])
         view = SourceView(AppState())
         assert code_highlighter._WARMING is not None, "the source view started no warm-up"
         code_highlighter._WARMING.join(30)
-        assert len(compiled()) == len(LEXERS), compiled()
+        assert len(compiled()) == len(lexers), compiled()
         print("ok")
     """)
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120,

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from core.audit.agreement import Agreement
 from core.audit.export import NONE
 from core.audit.reports import AuditReport
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.report.palette import EDGE_STYLES
 from traceeval_gui.theme.style import MUTED_TEXT
 
@@ -72,7 +72,7 @@ class AgreementPanel(QWidget):
             return
         groups: list[tuple[str, tuple[str, str] | None, str, Agreement | None]] = [
             ("Overall", ("overall", ""), "", summary.overall), ("By language", None, "", None)]
-        groups += [(LANGUAGE_TITLES.get(k, k), ("language", k), "", a) for k, a in summary.by_language.items()]
+        groups += [(registry.title(k, k), ("language", k), "", a) for k, a in summary.by_language.items()]
         groups.append(("By edge class", None, "", None))
         groups += [(k or NONE, ("edge_class", k), CLASS_TIPS.get(k, ""), a) for k, a in summary.by_edge_class.items()]
         table.setRowCount(len(groups))

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, 
 
 from core.audit.audits import AuditItem
 from core.dataset.workspace import Workspace
-from core.records import LANGUAGE_TITLES, Node
+from core.languages import registry
+from core.records import Node
 from core.report.palette import EDGE_STYLES
 from traceeval_gui.item_models.instance_detail import ClassifiedEdge, InstanceDetail, InstanceDetailLoader
 from traceeval_gui.theme.style import MUTED_TEXT, is_dark
@@ -215,7 +216,7 @@ class AuditEvidencePanel(QWidget):
 
 def header_html(item: AuditItem, model: str | None = "") -> str:
     """The edge, its class (against `model`; None: the class is hidden) and where it comes from."""
-    language = LANGUAGE_TITLES.get(item.language, item.language)
+    language = registry.title(item.language, item.language)
     where = (f"program <b>{html.escape(item.instance_id)}</b>&nbsp;&nbsp;·&nbsp;&nbsp;{html.escape(language)}"
              f"&nbsp;&nbsp;·&nbsp;&nbsp;repo {html.escape(item.repo)}")
     edge = (f"<div style='font-size:15px'><code>{html.escape(item.caller)}</code> &nbsp;→&nbsp; "

@@ -49,10 +49,11 @@ from core.audit.audits import BASELINE_AUDIT, check_person_name, human_model_nam
 from core.audit.baseline import refresh_baseline_predictions
 from core.audit.store import AuditStore
 from core.errors import AuditError, TraceEvalError
-from core.llm.prompt_examples import EXAMPLES
+from core.languages import registry
+from core.llm.prompt_examples import worked_example
 from core.llm.prompt_wording import STUDIO_INSTRUCTIONS
 from core.llm.prompts import studio_questions
-from core.records import LANGUAGE_TITLES, Instance
+from core.records import Instance
 from core.symbols import SymbolTable, extract_symbols
 from traceeval_gui.program.source_file_view import SourceFileView
 from traceeval_gui.program.source_view import tab_titles
@@ -446,7 +447,7 @@ class BaselineWindow(QMainWindow):
         self.program_list.blockSignals(True)
         self.program_list.clear()
         for index, program in enumerate(self.programs):
-            item = QTreeWidgetItem([program.instance_id, LANGUAGE_TITLES.get(program.language, program.language), ""])
+            item = QTreeWidgetItem([program.instance_id, registry.title(program.language, program.language), ""])
             item.setToolTip(0, program.key)
             item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.program_list.addTopLevelItem(item)
@@ -464,7 +465,7 @@ class BaselineWindow(QMainWindow):
         _select_row(self.program_list, self.program_index)
         self.callee_input.set_names([node.name for node in program.symbols.nodes] if program.symbols else [])
         self._build_tabs(program)
-        language = LANGUAGE_TITLES.get(program.language, program.language)
+        language = registry.title(program.language, program.language)
         files = len(program.instance.files) if program.instance else 0
         self.source_header.setText(f"<b>{html.escape(program.instance_id)}</b>&nbsp;&nbsp;<span style='color:"
                                    f"{MUTED_TEXT}'>{language} · {files} file{'s' if files != 1 else ''}</span>")
@@ -601,8 +602,10 @@ class _ElideLeftDelegate(QStyledItemDelegate):
 
 def _instructions_html(language: str) -> str:
     rows = "<br>".join(f"{number}. {html.escape(text)}" for number, text in enumerate(STUDIO_INSTRUCTIONS, 1))
+    example = worked_example(language)
+    naming = example.naming if example else ""
     return ("<i>What models are asked, in this project's wording (here, add the names one by one; \"No calls\" "
-            f"when there are none):</i><br>{rows}<br>{html.escape(EXAMPLES[language].naming)}")
+            f"when there are none):</i><br>{rows}<br>{html.escape(naming)}")
 
 
 def _tree(columns: tuple[str, ...]) -> QTreeWidget:

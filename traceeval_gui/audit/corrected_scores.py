@@ -8,7 +8,7 @@ import html
 from core.audit.audits import BASELINE_AUDIT
 from core.audit.export import NONE, format_proportion
 from core.audit.reports import FP_OUTCOME_TITLES, FP_OUTCOMES, AuditReport, Corrections, ModelCorrection
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.scores import TableRow
 from core.scoring.tables import DAGGER, METRIC_LABELS
 from traceeval_gui.metrics.metrics_panel import HEADER_BACKGROUND
@@ -44,14 +44,14 @@ def _corrections_part(corrections: Corrections | None) -> str:
 
 def _model_table(model: ModelCorrection, languages: tuple[str, ...]) -> str:
     columns = [*languages, "average"]
-    head1 = "".join(f"<th colspan='3' align='center'>{LANGUAGE_TITLES.get(c, 'Average')}</th>" for c in columns)
+    head1 = "".join(f"<th colspan='3' align='center'>{registry.title(c, 'Average')}</th>" for c in columns)
     head2 = "".join(f"<th align='right'>{label}</th>" for _ in columns for _, label in METRIC_LABELS)
     paper = [_score(model.paper, c, m) for c in columns for m, _ in METRIC_LABELS]
     corrected = [_score(model.corrected, c, m) for c in columns for m, _ in METRIC_LABELS]
     rows = [_score_row("Paper", paper, paper), _score_row("<b>Corrected</b>", corrected, paper, mark=True),
             _change_row(paper, corrected)]
     name = html.escape(model.model) + (f" {DAGGER}" if model.paper.illustrative else "")
-    missing = [f"{len(r.missing)} {LANGUAGE_TITLES.get(lang, lang)} program(s) without a result, not scored: "
+    missing = [f"{len(r.missing)} {registry.title(lang, lang)} program(s) without a result, not scored: "
                f"{', '.join(r.missing)}" for lang, r in model.paper.languages.items() if r.missing]
     moves = (f"{model.fp_to_tp:,} FP → TP and {model.truth_added:,} edge(s) added to the truth; "
              f"{model.tp_to_fp:,} TP → FP and {model.truth_removed:,} edge(s) taken out of it")

@@ -38,7 +38,7 @@ from core.audit.audits import Adjudication, FinalVerdict, check_person_name, lab
 from core.audit.reports import AuditReport, ItemRow
 from core.audit.store import AuditStore
 from core.errors import TraceEvalError
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.report.palette import VERDICT_COLOURS
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.audit.audit_evidence import AuditEvidencePanel
@@ -360,7 +360,7 @@ class DisagreementsPanel(QWidget):
         edge = edge_text(row)
         where = f"{item.instance_key}<br><code>{html.escape(edge)}</code>"
         cells = [(str(item.position + 1), None, where), (item.instance_id, None, where),
-                 (LANGUAGE_TITLES.get(item.language, item.language), None, None),
+                 (registry.title(item.language, item.language), None, None),
                  (item.edge_class, None, None), (edge, None, where)]
         cells += [self._verdict_cell(row, annotator) for annotator in self.annotators]
         cells.append(self._adjudication_cell(row))

@@ -38,7 +38,7 @@ from core.audit.audits import (
 )
 from core.audit.sampling import PROGRAM_STRATA
 from core.audit.store import AuditStore
-from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.languages import registry
 from core.scoring.stats import sample_size_for_margin
 from traceeval_gui.audit.audit_jobs import CreateAuditJob, PopulationJob
 from traceeval_gui.state.app_state import AppState
@@ -97,8 +97,8 @@ class NewAuditDialog(QDialog):
         self.split_combo.addItem(ALL_SPLITS, None)
         for split in sorted(self.ws.split_names()):
             self.split_combo.addItem(split, split)
-        present = {row.language for row in state.opened.rows} if state.opened else set(LANGUAGES)
-        self.language_boxes = {lang: QCheckBox(LANGUAGE_TITLES[lang]) for lang in LANGUAGES if lang in present}
+        present = {row.language for row in state.opened.rows} if state.opened else set(registry.names())
+        self.language_boxes = {lang: QCheckBox(registry.title(lang)) for lang in registry.names() if lang in present}
         for box in self.language_boxes.values():
             box.setChecked(True)
 

@@ -22,10 +22,11 @@ from core.instances.pipeline import BuildOptions, read_licence, trace_harness
 from core.instances.program_files import SKIPPED_DIRS, TEST_DIRS
 from core.instances.records import Attempt, Candidate, CandidateProblem, Harness, RepoInfo
 from core.instances.repository import describe_repository
+from core.languages import registry
 from core.llm.answer_cache import AnswerCache
 from core.llm.chat import ChatFailure
 from core.llm.endpoints import RunSettings
-from core.records import LANGUAGES, SOURCE_SUFFIXES, Instance
+from core.records import Instance
 from core.traces import TraceRun
 from traceeval_gui.state.jobs import Job, JobCancelled, Progress
 
@@ -37,14 +38,14 @@ COUNT_LIMIT = 50_000  # files looked at when guessing the language (a huge folde
 
 def count_source_files(folder: Path, limit: int = COUNT_LIMIT) -> dict[str, int]:
     """Source files per language, skipping what the build skips (hidden, dependency and test folders)."""
-    counts = dict.fromkeys(LANGUAGES, 0)
+    counts = dict.fromkeys(registry.names(), 0)
     seen = 0
     for _, dirnames, filenames in os.walk(folder):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS and d not in TEST_DIRS]
         for name in filenames:
-            for language in LANGUAGES:
-                if name.endswith(SOURCE_SUFFIXES[language]):
-                    counts[language] += 1
+            language = registry.by_suffix(name)
+            if language is not None:
+                counts[language.name] += 1
             seen += 1
         if seen >= limit:
             break

@@ -34,8 +34,8 @@ from core import traces
 from core.errors import UsageError
 from core.instances.pipeline import BuildOptions
 from core.instances.records import Attempt, Candidate, CandidateProblem, RepoInfo
+from core.languages import registry
 from core.llm.endpoints import KEY_ENV_VARS, RunSettings
-from core.records import LANGUAGE_TITLES, LANGUAGES
 from core.traces import TraceRun
 from traceeval_gui.build.build_parts import (
     AMBER,
@@ -54,7 +54,7 @@ from traceeval_gui.theme.trace_text import STATUS_COLOURS, status_title
 from traceeval_gui.widgets.elided_label import ElidedLabel
 from traceeval_gui.widgets.form_parts import caption, layout_widget, spin_box
 
-DEFAULTS = BuildOptions("python")
+DEFAULTS = BuildOptions(registry.names()[0])  # only its numbers are read: any language will do
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
 
 
@@ -112,8 +112,8 @@ class RepositoryPage(QWidget):
         self.folder_edit.setPlaceholderText("the repository's folder (a git checkout or any folder)")
         self.folder_button = QPushButton("B&rowse…")
         self.language_combo = QComboBox()
-        for language in LANGUAGES:
-            self.language_combo.addItem(LANGUAGE_TITLES[language], language)
+        for language in registry.names():
+            self.language_combo.addItem(registry.title(language), language)
         self.language_hint = muted()
         self.language_hint.setWordWrap(False)
         self.out_edit = QLineEdit()
@@ -228,7 +228,7 @@ class RepositoryPage(QWidget):
                               "rejections and logs to build/")
 
     def show_counts(self, counts: dict[str, int]) -> None:
-        parts = [f"{counts[language]:,} {LANGUAGE_TITLES[language]}" for language in LANGUAGES]
+        parts = [f"{counts[language]:,} {registry.title(language)}" for language in registry.names()]
         self.language_hint.setText(f"source files: {', '.join(parts)}")
 
     def show_error(self, message: str) -> None:
@@ -295,7 +295,7 @@ class CandidatesPage(QWidget):
                         problems: tuple[CandidateProblem, ...], marks: dict[str, Attempt]) -> None:
         where = f" @ {repo.commit[:10]}" + (" (uncommitted changes)" if repo.dirty else "") if repo.commit else ""
         licence = repo.licence or ("licence unrecognised" if repo.licence_file else "no licence file")
-        self.summary_label.setText(f"{repo.name}{where} · {LANGUAGE_TITLES[language]} · {len(candidates):,} "
+        self.summary_label.setText(f"{repo.name}{where} · {registry.title(language)} · {len(candidates):,} "
                                    f"candidate{'s' if len(candidates) != 1 else ''} · {len(problems):,} cannot stand "
                                    f"alone · {licence}")
         self.summary_label.setToolTip(repo.url)
@@ -637,7 +637,7 @@ class RecordedPage(QWidget):
         rejected = sum(summary.rejected.values())
         self.details.setText(
             f"<p>Target <code>{e(target)}</code></p>{where}"
-            f"<p>{LANGUAGE_TITLES[language]} in <code>{e(str(out))}</code>: <b>{summary.accepted:,}</b> "
+            f"<p>{registry.title(language)} in <code>{e(str(out))}</code>: <b>{summary.accepted:,}</b> "
             f"program{'s' if summary.accepted != 1 else ''} ({e(splits) or 'no split yet'}), {rejected:,} "
             f"rejected attempt{'s' if rejected != 1 else ''} from {summary.repositories:,} "
             f"repositor{'ies' if summary.repositories != 1 else 'y'}.</p>")

@@ -34,8 +34,8 @@ from core.instances.harness import HarnessTemplate
 from core.instances.pipeline import harness_messages, program_texts
 from core.instances.program_files import harness_path
 from core.instances.records import BY_A_PERSON, Attempt, Candidate, Harness
+from core.languages import registry
 from core.llm.endpoints import RunSettings, load_recent_endpoints, remember_endpoint, resolve_api_key
-from core.records import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.build.build_jobs import (
     AskedHarness,
     AskHarnessJob,
@@ -323,7 +323,7 @@ class BuildWizard(QDialog):
         self._counting = ""
         page.show_counts(counts)
         if not self._language_chosen and any(counts.values()):
-            best = max(LANGUAGES, key=lambda language: counts[language])  # ties: the first language
+            best = max(registry.names(), key=lambda language: counts[language])  # ties: the first language
             page.language_combo.setCurrentIndex(page.language_combo.findData(best))
         if self._find_after_count:
             self._find_after_count = False
@@ -347,7 +347,7 @@ class BuildWizard(QDialog):
             return self._page_error(str(error))
         page.show_error("")
         job = FindCandidatesJob(folder, out, options)
-        return self._start(job, f"Finding {LANGUAGE_TITLES[options.language]} candidates in "
+        return self._start(job, f"Finding {registry.title(options.language)} candidates in "
                                 f"{Path(folder).name}…", self._on_find_job_finished, self._page_error)
 
     def _page_error(self, message: str) -> None:

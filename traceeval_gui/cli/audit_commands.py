@@ -30,6 +30,7 @@ from core.audit.reports import audit_report
 from core.audit.sampling import create_audit
 from core.audit.store import AuditStore
 from core.errors import UsageError
+from core.languages import registry
 from core.scoring.scores import parse_languages
 from core.verdicts import LABEL_TITLES, LABELS
 from traceeval_gui.cli.common import modes_from, open_workspace, parse_option
@@ -75,7 +76,7 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
                                       "a baseline audit: language,repo)")
     new.add_argument("--split", choices=("test", "train", "all"), default="all",
                      help="programs to sample from (default all)")
-    new.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
+    new.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
     new.add_argument("--annotators", default="", help="comma-separated annotator names")
     new.add_argument("--blind", action=argparse.BooleanOptionalAction, default=None,
                      help="hide each edge's class, the models and scores from annotators until they judge it "

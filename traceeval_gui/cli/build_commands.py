@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from core.errors import UsageError
 from core.instances.records import REJECTION_REASONS
+from core.languages import registry
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
-from core.records import LANGUAGES
 from traceeval_gui.cli.common import ProgressLine, endpoint_options, run_settings, sigint_sets
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def register(commands) -> None:
                     "repositories could not be used or the build stopped early, 130 when interrupted.")
     build.add_argument("repos", metavar="REPO_DIR", nargs="*", help="repository folders (git checkouts or not)")
     build.add_argument("--repos-from", metavar="FILE", help="a file with one repository folder per line (# comments)")
-    build.add_argument("--language", required=True, choices=LANGUAGES, help="language of the programs to build")
+    build.add_argument("--language", required=True, choices=registry.names(), help="language of the programs to build")
     build.add_argument("--out", required=True, metavar="DATASET", help="the dataset folder to build (created)")
     build.add_argument("--max-per-repo", type=int, default=5, metavar="N",
                        help="programs accepted per repository at most (default 5)")
@@ -75,7 +75,7 @@ def register(commands) -> None:
                     "--min-callees of the repository's own functions, with the files its program would hold, "
                     "and the targets that cannot stand alone with the reason.")
     candidates.add_argument("repo", metavar="REPO_DIR", help="the repository folder")
-    candidates.add_argument("--language", required=True, choices=LANGUAGES, help="language of the targets")
+    candidates.add_argument("--language", required=True, choices=registry.names(), help="language of the targets")
     candidates.add_argument("--min-callees", type=int, default=2, metavar="N",
                             help="a target must call at least N of the repository's functions (default 2)")
     candidates.add_argument("--max-files", type=int, default=20, metavar="N",

@@ -10,9 +10,9 @@ from pathlib import Path
 from core.dataset.indexing import IndexReport, open_dataset
 from core.dataset.workspace import Workspace
 from core.errors import UsageError
+from core.languages import registry
 from core.llm.endpoints import RunSettings
 from core.llm.prompt_wording import PromptWording
-from core.records import LANGUAGES
 from core.release.archive import dataset_folder
 from core.release.checkout import RELEASE_ENV, prompt_wording
 from core.report.terminal_text import raw_stream, visible
@@ -115,11 +115,11 @@ def model_names(text: str | None, ws) -> list[str] | None:
 
 def instance_key_of(ws, given: str) -> str:
     """An instance key from `language/id` or a bare id (which must name one program)."""
-    if "/" in given and given.split("/", 1)[0] in LANGUAGES:
+    if "/" in given and registry.is_known(given.split("/", 1)[0]):
         if not ws.has_instance(given):
             raise UsageError(f"no program {given} in the dataset")
         return given
-    keys = [f"{language}/{given}" for language in LANGUAGES if ws.has_instance(f"{language}/{given}")]
+    keys = [f"{language}/{given}" for language in registry.names() if ws.has_instance(f"{language}/{given}")]
     if not keys:
         raise UsageError(f"no program {given!r} in the dataset")
     if len(keys) > 1:

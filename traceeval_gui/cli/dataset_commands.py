@@ -6,7 +6,7 @@ from collections import Counter
 
 from core.dataset.validation import validate_dataset
 from core.errors import ReleaseError
-from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.languages import registry
 from traceeval_gui.cli.common import ProgressLine, dataset_root, open_workspace, wording_from
 
 
@@ -29,7 +29,7 @@ def info(args) -> int:
                                  "repositories": sum(1 for language, _ in repos if language == lang),
                                  "functions": sum(r.functions for r in rows if r.language == lang),
                                  "edges": sum(r.edges for r in rows if r.language == lang)}
-                          for lang in LANGUAGES},
+                          for lang in registry.names()},
             "models": [{"name": m.name, "predictions": m.predictions, "illustrative": m.illustrative}
                        for m in models],
             "prompt_wording": wording,
@@ -49,9 +49,9 @@ def info(args) -> int:
     print()
     print(f"{'language':<12}{'programs':>9}{'test':>7}{'train':>7}{'no split':>9}{'repos':>7}{'functions':>11}"
           f"{'edges':>9}")
-    for lang in LANGUAGES:
+    for lang in registry.names():
         s = summary["languages"][lang]
-        print(f"{LANGUAGE_TITLES[lang]:<12}{s['programs']:>9,}{s['test']:>7,}{s['train']:>7,}{s['no_split']:>9,}"
+        print(f"{registry.title(lang):<12}{s['programs']:>9,}{s['test']:>7,}{s['train']:>7,}{s['no_split']:>9,}"
               f"{s['repositories']:>7,}{s['functions']:>11,}{s['edges']:>9,}")
     print()
     if models:

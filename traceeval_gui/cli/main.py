@@ -15,7 +15,7 @@ import logging
 import sys
 
 from core.errors import TraceEvalError
-from core.records import LANGUAGES
+from core.languages import registry
 from core.report.terminal_text import SafeTerminalStream
 from core.scoring.normalise import MODES
 from core.scoring.tables import FORMATS
@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "function as a key in source order. The run is stored in the workspace. Exit status 1 when "
                     "the program did not run to completion (the graph of what ran is still printed).")
     trace.add_argument("program", metavar="PROGRAM_DIR", help="the program folder")
-    trace.add_argument("--language", choices=LANGUAGES, help="language (default: guessed from the files)")
+    trace.add_argument("--language", choices=registry.names(), help="language (default: guessed from the files)")
     trace.add_argument("--runs", type=int, default=1, metavar="N",
                        help="run N times and report edges seen in only some runs (non-determinism)")
     trace.add_argument("--json", action="store_true",
@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     retrace.add_argument("--runs", type=int, default=1, metavar="N", help="runs per program (default 1)")
     retrace.add_argument("--fresh", action="store_true", help="start a new batch instead of resuming the last one")
     retrace.add_argument("--instances", metavar="KEYS", help="comma-separated language/id keys (default: all)")
-    retrace.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
+    retrace.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
     retrace.add_argument("--split", choices=("test", "train", "all"), default="all", help="programs to trace")
     retrace.add_argument("--format", choices=("text", "csv", "json"), default="text", help="--check report format")
     retrace.add_argument("--all", action="store_true", help="list agreeing instances too in the text report")
@@ -207,8 +207,8 @@ def _selection_args(parser: argparse.ArgumentParser, with_modes: bool = True) ->
         _modes_args(parser)
     parser.add_argument("--split", choices=("test", "train", "all"),
                         help="programs to score (default: test when the dataset has split files, else all)")
-    parser.add_argument("--languages", default="python,javascript,java",
-                        help="comma-separated languages (default: all three)")
+    parser.add_argument("--languages", default=",".join(registry.names()),
+                        help="comma-separated languages (default: all)")
     parser.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
 
 

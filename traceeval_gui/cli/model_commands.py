@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import UsageError
+from core.languages import registry
 from core.llm.dry_run import dry_run
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.llm.prices import PriceTable
@@ -75,7 +76,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     predict.add_argument("--name", help="name of the model in the workspace (default: the model id)")
     predict.add_argument("--split", choices=("test", "train", "all"),
                          help="programs to ask (default: test when the dataset has split files, else all)")
-    predict.add_argument("--languages", default="python,javascript,java", help="comma-separated languages")
+    predict.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
     predict.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
     predict.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
     predict.add_argument("--limit", type=int, metavar="N",

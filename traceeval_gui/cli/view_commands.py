@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
+from core.languages import registry
 from core.report.overlay import (
     BOTH_RIGHT,
     BOTH_WRONG,
@@ -56,8 +57,8 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
                               "csv and json; 0 = all)")
     compare.add_argument("--split", choices=("test", "train", "all"), default="all",
                          help="programs to compare (default: all)")
-    compare.add_argument("--languages", default="python,javascript,java",
-                         help="comma-separated languages (default: all three)")
+    compare.add_argument("--languages", default=",".join(registry.names()),
+                         help="comma-separated languages (default: all)")
     modes_args(compare)
     compare.add_argument("--format", choices=("text", "csv", "json"), default="text",
                          help="output format: a text table, CSV rows or JSON")

@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.dataset.workspace import InstanceRow
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.report.graph_labels import distinct_labels
 from core.report.overlay import (
     BOTH_RIGHT,
@@ -321,7 +321,7 @@ def _display(field: str, item: int, difference: ModelDifference, row: InstanceRo
     if field == "program":
         return row.id
     if field == "language":
-        return LANGUAGE_TITLES.get(row.language, row.language)
+        return registry.title(row.language, row.language)
     if field == "f1_a":
         return f"{difference.f1_a * 100:.1f}%"
     if field == "f1_b":
@@ -337,7 +337,7 @@ def _sort_value(field: str, item: int, difference: ModelDifference, row: Instanc
     if field == "program":
         return (row.id, row.language)
     if field == "language":
-        return (LANGUAGE_TITLES.get(row.language, row.language), row.id)
+        return (registry.title(row.language, row.language), row.id)
     if field in ("f1_a", "f1_b", "delta"):
         return getattr(difference, field)
     counts = difference.counts_a if field == "counts_a" else difference.counts_b

@@ -16,7 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from core.dataset.workspace import InstanceRow, ModelRow
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.metrics import Counts, instance_scores
 from traceeval_gui.item_models.filtering import change_row_filter
 from traceeval_gui.item_models.sorting import ListSortedModel
@@ -166,7 +166,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
         field = BASE_COLUMNS[column][0]
         if role == Qt.ItemDataRole.DisplayRole:
             if field == "language":
-                return LANGUAGE_TITLES.get(row.language, row.language)
+                return registry.title(row.language, row.language)
             value = getattr(row, field)
             return f"{value:,}" if field in NUMBER_COLUMNS else value
         if role == SORT_ROLE:
@@ -236,7 +236,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             f1 = self._f1_column(column - len(BASE_COLUMNS))
             values = [MISSING_SCORE if v is None else v for v in f1]
         elif BASE_COLUMNS[column][0] == "language":
-            values = [LANGUAGE_TITLES.get(r.language, r.language) for r in rows]
+            values = [registry.title(r.language, r.language) for r in rows]
         else:
             field = BASE_COLUMNS[column][0]
             values = [getattr(r, field) for r in rows]

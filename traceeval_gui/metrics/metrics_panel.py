@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.dataset.workspace import InstanceRow
 from core.errors import UsageError
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.metrics import INSTANCE_RULE, Counts
 from core.scoring.normalise import MODES
 from core.scoring.plot_data import ProgramScore, program_scores
@@ -380,7 +380,7 @@ class MetricsPanel(QWidget):
         if row is None:
             self.program_title.setText(f"<span style='color:{MUTED_TEXT}'>This program: none selected</span>")
         else:
-            where = f"{LANGUAGE_TITLES[row.language]}, {row.split or 'no split'}"
+            where = f"{registry.title(row.language)}, {row.split or 'no split'}"
             waiting = "" if current else f" <span style='color:{MUTED_TEXT}'>(scoring with the chosen modes…)</span>"
             self.program_title.setText(f"This program: <b>{html.escape(row.id)}</b> "
                                        f"<span style='color:{MUTED_TEXT}'>({where})</span>{waiting}")
@@ -423,7 +423,7 @@ def table_html(table: ScoreTable) -> str:
     values = [[_cell(row, column, metric) for column in columns for metric, _ in METRIC_LABELS]
               for row in table.rows]
     best = [max((v for v in column if v is not None), default=None) for column in zip(*values)] if values else []
-    head1 = "".join(f"<th colspan='3' align='center'>{LANGUAGE_TITLES.get(c, 'Average')}</th>" for c in columns)
+    head1 = "".join(f"<th colspan='3' align='center'>{registry.title(c, 'Average')}</th>" for c in columns)
     head2 = "".join(f"<th align='right'>{label}</th>" for _ in columns for _, label in METRIC_LABELS)
     body = []
     for row, row_values in zip(table.rows, values):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 # isort: split
 import pyqtgraph as pg  # after PySide6 (docs/design.md)
 
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.scoring.metrics import INSTANCE_RULE, Counts
 from core.scoring.normalise import MODES
 from core.scoring.plot_data import HISTOGRAM_BINS, SIZE_MEASURES, ModelPoints, PlotData, plot_data
@@ -416,7 +416,7 @@ class MetricsPlotsPanel(QWidget):
             return
         columns = [*self.data.languages, "average"]
         centres = {column: index + (0.35 if column == "average" else 0.0) for index, column in enumerate(columns)}
-        plot.getAxis("bottom").setTicks([[(centres[c], LANGUAGE_TITLES.get(c, "Average")) for c in columns]])
+        plot.getAxis("bottom").setTicks([[(centres[c], registry.title(c, "Average")) for c in columns]])
         separator = pg.InfiniteLine(pos=(centres["average"] + centres[columns[-2]]) / 2 if len(columns) > 1 else -1,
                                     angle=90, pen=pg.mkPen("#c4c7c5", width=1, style=Qt.PenStyle.DashLine))
         plot.addItem(separator)
@@ -465,7 +465,7 @@ class MetricsPlotsPanel(QWidget):
     def _point_tooltip(self, series: ModelPoints, index: int) -> str:
         counts = series.counts[index]
         measure = self.size_measure()
-        return (f"<b>{html.escape(series.ids[index])}</b> ({LANGUAGE_TITLES[series.languages[index]]})<br>"
+        return (f"<b>{html.escape(series.ids[index])}</b> ({registry.title(series.languages[index])})<br>"
                 f"{html.escape(legend_name(series))}: F1 {series.f1[index] * 100:.1f} % "
                 f"(P {series.precision[index] * 100:.1f}, R {series.recall[index] * 100:.1f}; "
                 f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn})<br>"
@@ -479,7 +479,7 @@ class MetricsPlotsPanel(QWidget):
             return (f"<b>{name}</b><br>Average over languages (macro): F1 {s.f1 * 100:.1f} % "
                     f"(P {s.precision * 100:.1f}, R {s.recall * 100:.1f})")
         s = bars.languages[column]
-        return (f"<b>{name}</b><br>{LANGUAGE_TITLES[column]} (micro, {bars.programs[column]:,} programs): "
+        return (f"<b>{name}</b><br>{registry.title(column)} (micro, {bars.programs[column]:,} programs): "
                 f"F1 {s.f1 * 100:.1f} % (P {s.precision * 100:.1f}, R {s.recall * 100:.1f})")
 
 

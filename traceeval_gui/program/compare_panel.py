@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.languages import registry
 from core.report.overlay import COMPARE_CLASSES, rank_differences
 from core.report.palette import EDGE_STYLES
 from core.scoring.metrics import INSTANCE_RULE, Counts, instance_scores
@@ -143,8 +143,8 @@ class ComparePanel(QWidget):
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
         self.language_combo = QComboBox()
         self.language_combo.addItem("All languages", None)
-        for language in LANGUAGES:
-            self.language_combo.addItem(LANGUAGE_TITLES[language], language)
+        for language in registry.names():
+            self.language_combo.addItem(registry.title(language), language)
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
         self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
@@ -377,7 +377,7 @@ class ComparePanel(QWidget):
                 return
             overlay = detail.overlay
             title = f"<b>{html.escape(detail.instance.id)}</b>&nbsp;<span style='color:{MUTED_TEXT}'>" \
-                    f"{LANGUAGE_TITLES.get(detail.instance.language, detail.instance.language)}" \
+                    f"{registry.title(detail.instance.language, detail.instance.language)}" \
                     f" · {html.escape(detail.instance.split or 'no split')}</span>"
             missing = [name for name in (model_a, model_b) if name not in overlay.models]
             if missing:

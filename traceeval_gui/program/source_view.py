@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.report.view_modes import view_mode
 from core.wording import count
 from traceeval_gui.item_models.instance_detail import EDGE_CLASSES, ClassifiedEdge, InstanceDetail
@@ -261,7 +261,7 @@ class SourceView(QWidget):
 
     def _header_html(self, detail: InstanceDetail) -> str:
         instance = detail.instance
-        facts = [LANGUAGE_TITLES.get(instance.language, instance.language), instance.split or "no split",
+        facts = [registry.title(instance.language, instance.language), instance.split or "no split",
                  f"repository {html.escape(instance.repo)}",
                  count(len(instance.files), "file"),
                  f"entry {html.escape(instance.entry_point)}"]

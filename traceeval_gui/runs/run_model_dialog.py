@@ -35,11 +35,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import TraceEvalError
+from core.languages import registry
 from core.llm.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.llm.prompts import approximate_tokens, build_prompt
-from core.records import LANGUAGE_TITLES, LANGUAGES
 from traceeval_gui.runs.release_field import ReleaseField
 from traceeval_gui.runs.run_estimate import RunEstimateView
 from traceeval_gui.state.app_state import AppState
@@ -151,7 +151,7 @@ class RunModelDialog(QDialog):
             self.split_combo.addItem(split if split != "all" else "all programs", split)
         if self.state.opened and self.state.opened.default_split:
             self.split_combo.setCurrentIndex(self.split_combo.findData(self.state.opened.default_split))
-        self.language_boxes = {language: QCheckBox(LANGUAGE_TITLES[language]) for language in LANGUAGES}
+        self.language_boxes = {language: QCheckBox(registry.title(language)) for language in registry.names()}
         row = QHBoxLayout()
         row.addWidget(self.split_combo)
         for box in self.language_boxes.values():

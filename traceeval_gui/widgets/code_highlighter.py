@@ -12,13 +12,13 @@ import threading
 from collections import OrderedDict
 from functools import cache
 
-from pygments.lexers import JavaLexer, JavascriptLexer, PythonLexer, TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-LEXERS = {"python": PythonLexer, "javascript": JavascriptLexer, "java": JavaLexer}
+from core.languages import lexer_class, names
+
 STYLES = {False: "default", True: "github-dark"}  # by whether the background is dark
 SYNC_LINES = 250  # shorter files (every demo file) are lexed on the spot, at most ~25 ms: screenshots see colours
 KEPT = 64
@@ -53,7 +53,7 @@ def _styled(token: _TokenType) -> bool:
 def token_runs(text: str, language: str) -> Runs:
     """Per line (0-based): (start column, length, token type) of the styled tokens on it. Qt-free,
     so it can run on any thread."""
-    lexer = LEXERS.get(language, TextLexer)(stripnl=False, ensurenl=False)
+    lexer = lexer_class(language)(stripnl=False, ensurenl=False)
     lines: Runs = [[] for _ in range(text.count("\n") + 1)]
     line, column = 0, 0
     for _, token, value in lexer.get_tokens_unprocessed(text):
@@ -181,7 +181,8 @@ def warm_up_in_background() -> None:
     the GUI thread."""
     global _WARMING
     if _WARMING is None:
-        _WARMING = threading.Thread(target=lambda: [lexer() for lexer in LEXERS.values()], name="lexers", daemon=True)
+        _WARMING = threading.Thread(target=lambda: [lexer_class(name)() for name in names()], name="lexers",
+                                    daemon=True)
         _WARMING.start()
 
 

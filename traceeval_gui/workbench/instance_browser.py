@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.records import LANGUAGE_TITLES, LANGUAGES
+from core.languages import registry
 from core.wording import count_of
 from traceeval_gui.item_models.instance_table import (
     BASE_COLUMNS,
@@ -54,8 +54,8 @@ class InstanceBrowserPanel(QWidget):
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
         self.language_combo = QComboBox()
         self.language_combo.addItem("All languages", None)
-        for language in LANGUAGES:
-            self.language_combo.addItem(LANGUAGE_TITLES[language], language)
+        for language in registry.names():
+            self.language_combo.addItem(registry.title(language), language)
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
         self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)

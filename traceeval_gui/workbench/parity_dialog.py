@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QT
 
 from core.dataset.workspace import Workspace
 from core.errors import ReleaseError
-from core.records import LANGUAGE_TITLES
+from core.languages import registry
 from core.release.checkout import find_release_script
 from core.release.parity import AVERAGE, ParityReport, check_parity, render_parity
 from core.scoring.scores import Selection
@@ -145,7 +145,7 @@ def report_html(report: ParityReport) -> str:
             if quantity in cell.differs:
                 text = f"<span style='color:{ERROR_COLOUR}'>{text} ≠ {_value(theirs)}</span>"
             values.append(f"<td align='right'>{text}</td>")
-        language = LANGUAGE_TITLES.get(cell.language, "Average" if cell.language == AVERAGE else cell.language)
+        language = registry.title(cell.language, "Average" if cell.language == AVERAGE else cell.language)
         rows.append(f"<tr><td>{mark}</td><td>{html.escape(cell.model)}</td><td>{language}</td>{''.join(values)}</tr>")
     items = []
     for title, checks in (("Prompts", report.prompts), ("Answers read", report.answers)):
