@@ -24,10 +24,6 @@ from core.audit.audits import (
     not_exercised_everywhere,
     population_phrase,
 )
-from core.audit.baseline import refresh_baseline_predictions
-from core.audit.export import render_report, report_json, report_markdown, write_report
-from core.audit.reports import audit_report
-from core.audit.sampling import create_audit
 from core.audit.store import AuditStore
 from core.errors import UsageError
 from core.languages import registry
@@ -156,6 +152,8 @@ def _audit_args(parser, dataset_args) -> None:
 
 # -- handlers ---------------------------------------------------------------------------------------
 def new_audit(args) -> int:
+    from core.audit.sampling import create_audit
+
     ws, _ = open_workspace(args)
     with ws:
         strata = None if args.strata is None else () if args.strata.strip() == "none" else \
@@ -184,6 +182,9 @@ def list_audits(args) -> int:
 
 
 def audit_status(args) -> int:
+    from core.audit.export import report_markdown
+    from core.audit.reports import audit_report
+
     ws, _ = open_workspace(args)
     with ws:
         report = audit_report(ws, args.name)
@@ -232,6 +233,8 @@ def adjudicate_item(args) -> int:
 
 
 def answer_question(args) -> int:
+    from core.audit.baseline import refresh_baseline_predictions
+
     with audit_store(args) as store:
         if store.get(args.name).kind != BASELINE_AUDIT:
             raise UsageError(f"audit {args.name!r} judges edges; answers belong to a baseline audit")
@@ -245,6 +248,9 @@ def answer_question(args) -> int:
 
 
 def show_agreement(args) -> int:
+    from core.audit.export import report_json, report_markdown
+    from core.audit.reports import audit_report
+
     ws, _ = open_workspace(args)
     with ws:
         report = audit_report(ws, args.name)
@@ -258,6 +264,9 @@ def show_agreement(args) -> int:
 
 
 def export_report(args) -> int:
+    from core.audit.export import render_report, write_report
+    from core.audit.reports import audit_report
+
     ws, _ = open_workspace(args)
     with ws:
         report = audit_report(ws, args.name)
