@@ -241,7 +241,8 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             field = BASE_COLUMNS[column][0]
             values = [getattr(r, field) for r in rows]
         # ties stay in id order both ways (`reverse=True` keeps equal items in their given order)
-        by_id = sorted(range(len(rows)), key=lambda i: (rows[i].id, rows[i].language))
+        ids = [(row.id, row.language) for row in rows]
+        by_id = sorted(range(len(rows)), key=ids.__getitem__)
         return sorted(by_id, key=values.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
 
 

@@ -25,7 +25,6 @@ from traceeval_gui.program.source_file_view import LineMark, SourceFileView
 from traceeval_gui.program.source_find_bar import SourceFindBar
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import EDGE_COLOURS, MUTED_TEXT
-from traceeval_gui.widgets.code_highlighter import warm_up_in_background
 
 TOOLTIP_EDGES = 14
 NOTICE_PROBLEMS = 3  # parse problems listed in the notice; the rest are counted
@@ -34,7 +33,6 @@ NOTICE_PROBLEMS = 3  # parse problems listed in the notice; the rest are counted
 class SourceView(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        warm_up_in_background()
         self.state = state
         self._shown_key: str | None = None
         self._clicked_node: str | None = None  # selected by a click in the code: highlight, do not scroll

@@ -26,6 +26,7 @@ from traceeval_gui.state.collector import IdleCollector
 from traceeval_gui.state.jobs import JobRunner, OpenedDataset
 from traceeval_gui.state.read_ahead import ReadAhead
 from traceeval_gui.state.selection_history import Selection, SelectionHistory
+from traceeval_gui.state.warm_up import warm_up_in_background
 
 
 class AppState(QObject):
@@ -44,6 +45,7 @@ class AppState(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        warm_up_in_background()
         self.jobs = JobRunner(self)
         self.collector = IdleCollector.watch(self.jobs)  # full garbage collections only between jobs
         self.opened: OpenedDataset | None = None

@@ -17,7 +17,7 @@ from pygments.token import Token, _TokenType
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from core.languages import lexer_class, names
+from core.languages import lexer_class
 
 STYLES = {False: "default", True: "github-dark"}  # by whether the background is dark
 SYNC_LINES = 250  # shorter files (every demo file) are lexed on the spot, at most ~25 ms: screenshots see colours
@@ -173,17 +173,3 @@ def lex_ahead(language: str, text: str) -> None:
 def lexed(language: str, text: str) -> Runs | None:
     """The runs kept for this file's text, if it was lexed lately."""
     return _cache().get(language, text)
-
-
-def warm_up_in_background() -> None:
-    """Compile the lexers' patterns on a worker thread (once per process). A lexer
-    compiles them when it is first made, 10-30 ms per language: the first program shown would pay it on
-    the GUI thread."""
-    global _WARMING
-    if _WARMING is None:
-        _WARMING = threading.Thread(target=lambda: [lexer_class(name)() for name in names()], name="lexers",
-                                    daemon=True)
-        _WARMING.start()
-
-
-_WARMING: threading.Thread | None = None
