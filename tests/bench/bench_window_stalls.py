@@ -10,7 +10,7 @@ its ticks: a gap is how long the event loop could not run (no repaint, no input)
   path, up to the dataset shown again with the new models;
 - rescore: the Metrics tab's stdlib mode unticked (re-scores every model), the studio rules picked,
   then the paper's setting again (from the panel's cache);
-- model run: a model answering `--run-programs` programs from a local fake endpoint
+- model run: a model answering `--run-programs` programs from a local fake endpoint in its own process
   (tests/llm_server.py), up to the Metrics table re-scored with the new model;
 - switching: Go > Next Program, 50 times, 120 ms apart (a held-down key).
 Prints per phase: its duration, the worst gap, the gaps over 100 ms and over 50 ms, and how much of
@@ -205,6 +205,24 @@ def settle(window) -> None:
     run_until(lambda: not window.state.jobs.busy)
 
 
+@contextmanager
+def endpoint_process():
+    """The fake endpoint (tests/llm_server.py) in a process of its own, as a real endpoint is: in this
+    process its 8 request threads took the GIL from the window as much as the run did. Yields its URL."""
+    import subprocess
+
+    script = ("import sys; from tests.llm_server import FakeChatServer, ok; "
+              "server = FakeChatServer(lambda request, attempt: ok('1. main')); "
+              "print(server.base_url, flush=True); sys.stdin.read()")
+    with subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as server:
+        try:
+            yield server.stdout.readline().strip()
+        finally:
+            server.stdin.close()  # it ends when its input does
+            server.wait(30)
+
+
 def menu_action(window, menu_title: str, text: str):
     from PySide6.QtWidgets import QMenu
 
@@ -231,7 +249,6 @@ def measure(root: Path, work: Path, run_programs: int, why: bool) -> list[PhaseF
     from PySide6.QtWidgets import QApplication
 
     from core.llm.endpoints import RunSettings
-    from tests.llm_server import FakeChatServer, ok
     from traceeval_gui.runs.run_model_dialog import ModelRunRequest
     from traceeval_gui.state.app_state import AppState
     from traceeval_gui.workbench.main_window import MainWindow
@@ -286,9 +303,8 @@ def measure(root: Path, work: Path, run_programs: int, why: bool) -> list[PhaseF
 
     keys = [row.key for row in state.opened.rows if row.split == "test"][:run_programs]
     window.show_tab("edges")
-    with FakeChatServer(lambda request, attempt: ok("1. main")) as server, \
-            meter.phase(f"model run, {len(keys):,} programs") as phase:
-        settings = RunSettings(server.base_url, "fake-model", concurrency=8, use_cache=False)
+    with endpoint_process() as base_url, meter.phase(f"model run, {len(keys):,} programs") as phase:
+        settings = RunSettings(base_url, "fake-model", concurrency=8, use_cache=False)
         job = window.model_runs.start(ModelRunRequest(settings, tuple(keys), "fake-key", False, False))
         assert job is not None, "the model run did not start"
         run_until(lambda: window.model_runs.job is None and not panel.is_scoring()

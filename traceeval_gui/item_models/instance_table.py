@@ -61,8 +61,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
         self._positions = {row.key: index for index, row in enumerate(self._rows)}
         self._order = list(range(len(self._rows)))
         self._models = list(models)
-        keys = [row.key for row in self._rows]
-        self._counts = [list(map(counts.get(model.name, {}).get, keys)) for model in self._models]
+        self._counts = [self._counts_of(counts.get(model.name, {})) for model in self._models]
         self._f1 = [None] * len(self._models)
         if self._sorted_by is not None:
             self._order = self._sorted_order(*self._sorted_by)
@@ -72,7 +71,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
     def set_models(self, models: Sequence[ModelRow], counts: dict[str, dict[str, Counts]]) -> None:
         """The models (and their counts) changed: a model that joins gets its column inserted, without
         resetting the table (a reset makes the proxy and the view go through every row again)."""
-        names = [m.name for m in self._models]
+        names = self.model_names()
         new_names = [m.name for m in models]
         if [n for n in new_names if n in names] != names:  # one went away or the order changed
             self.set_instances(self._rows, models, counts)
@@ -85,16 +84,24 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
             self.beginInsertColumns(QModelIndex(), section, section)
             by_key = counts.get(model.name, {})
             self._models.insert(position, model)
-            self._counts.insert(position, [by_key.get(r.key) for r in self._rows])
+            self._counts.insert(position, self._counts_of(by_key))
             self._f1.insert(position, None)
             if self._sorted_by is not None and self._sorted_by[0] >= section:  # the same column, one further
                 self._sorted_by = (self._sorted_by[0] + 1, self._sorted_by[1])
             self.endInsertColumns()
 
+    def model_names(self) -> list[str]:
+        """The models with a column, in column order."""
+        return [m.name for m in self._models]
+
+    def _counts_of(self, by_key: dict[str, Counts]) -> list[Counts | None]:
+        """One model's counts in row order (None: no result)."""
+        return list(map(by_key.get, self._positions))  # the keys, in row order
+
     def update_model_counts(self, model: str, counts: dict[str, Counts]) -> bool:
         """New counts of a model already shown (a run answering programs); False when the model has
         no column yet (then `set_instances` must add it)."""
-        names = [m.name for m in self._models]
+        names = self.model_names()
         if model not in names:
             return False
         column = names.index(model)
@@ -133,7 +140,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
 
     def f1_at(self, row: int, model: str) -> float | None:
         """The F1 of `model` on the program in view row `row` (None: no result or no such model)."""
-        names = [m.name for m in self._models]
+        names = self.model_names()
         return self._f1_column(names.index(model))[self._order[row]] if model in names else None
 
     def _f1_column(self, model_index: int) -> list[float | None]:
@@ -144,7 +151,7 @@ class InstanceTableModel(ListSortedModel, QAbstractTableModel):
         return f1
 
     def f1_column(self, model: str) -> int | None:
-        names = [m.name for m in self._models]
+        names = self.model_names()
         return len(BASE_COLUMNS) + names.index(model) if model in names else None
 
     # -- Qt model interface ---------------------------------------------------------------

@@ -2,6 +2,8 @@
 column; pick a program."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -171,12 +173,14 @@ class InstanceBrowserPanel(QWidget):
         counts = {key: value for key, value in opened.counts.get(model, {}).items() if key in keys}
         if self.model.update_model_counts(model, counts):
             return
+        before = set(self.model.model_names())
         self.model.set_models(opened.models, opened.counts)  # a new model: a new column
         self.model.set_current_model(self.state.model)
         for column in range(len(BASE_COLUMNS), self.model.columnCount()):
             self.table.setItemDelegateForColumn(column, self._score_delegate)
         self._show_scores_early()
-        self._fit_columns()
+        self._fit_columns([len(BASE_COLUMNS) + position for position, name in enumerate(self.model.model_names())
+                           if name not in before])
         if self.state.instance_key:
             self.select_key(self.state.instance_key)
 
@@ -312,10 +316,10 @@ class InstanceBrowserPanel(QWidget):
         if current.isValid():
             self.table.scrollTo(current)
 
-    def _fit_columns(self) -> None:
-        """Fit each column to its header and its first rows' text (all rows: too slow at 10,000)."""
+    def _fit_columns(self, columns: Iterable[int] | None = None) -> None:
+        """Fit each column (or these) to its header and its first rows' text (all rows: too slow at 10,000)."""
         sample = range(min(self.model.rowCount(), FIT_SAMPLE_ROWS))
-        for column in range(self.model.columnCount()):
+        for column in range(self.model.columnCount()) if columns is None else columns:
             width = column_width(self.table, column, (self.model.display_text(row, column) for row in sample))
             self.table.horizontalHeader().resizeSection(column, min(width, MAX_COLUMN_WIDTH))
 
