@@ -29,9 +29,12 @@ def request(server, keys, **options):
 
 def run_to_the_end(qtbot, window, job):
     """Wait for the run's report and, when it stored answers, for the Metrics tab's re-scored table."""
-    reports = []
+    reports, settled = [], []
     job.signals.finished.connect(reports.append)
+    window.state.answers_settled.connect(settled.append)
     qtbot.waitUntil(lambda: bool(reports), timeout=RUN_TIMEOUT_MS)
+    if reports[0].answered or reports[0].cached:
+        qtbot.waitUntil(lambda: bool(settled), timeout=OPEN_TIMEOUT_MS)  # re-scoring starts after a repaint
     qtbot.waitUntil(lambda: not window.metrics_panel.is_scoring(), timeout=OPEN_TIMEOUT_MS)
     return reports[0]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from core.dataset.workspace import ModelRow, Workspace
 from core.errors import ReleaseError
@@ -27,6 +27,8 @@ from traceeval_gui.state.jobs import JobRunner, OpenedDataset
 from traceeval_gui.state.read_ahead import ReadAhead
 from traceeval_gui.state.selection_history import Selection, SelectionHistory
 from traceeval_gui.state.warm_up import warm_up_in_background
+
+SETTLE_MS = 50  # after a model run ends, the wait before the dataset-wide tables re-score (see model_run_ended)
 
 
 class AppState(QObject):
@@ -64,6 +66,9 @@ class AppState(QObject):
         self._loader = InstanceDetailLoader()
         self._read_ahead = ReadAhead(self._loader)
         self._detail: InstanceDetail | None = None
+        self._settled: set[str] = set()  # models whose run ended, for `answers_settled`
+        self._settle_timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle_timer.timeout.connect(self._on_settle_timer_timeout)
 
     # -- the dataset ----------------------------------------------------------------------
     def adopt(self, opened: OpenedDataset) -> None:
@@ -222,9 +227,17 @@ class AppState(QObject):
     def model_run_ended(self, model: str) -> None:
         """A run of `model` that stored answers ended. Tables over the whole dataset (metrics, plots,
         compare) re-score in the background then, once, rather than after every batch of answers;
-        reopening the dataset instead would rebuild every view on the GUI thread."""
+        reopening the dataset instead would rebuild every view on the GUI thread. They start a moment
+        later, once the window has repainted the run's end: started at once, their threads took the
+        GIL from that repaint (20 ms of work stretched to 60)."""
+        self._settled.add(model)
+        self._settle_timer.start()
+
+    def _on_settle_timer_timeout(self) -> None:
+        settled, self._settled = self._settled, set()
         if self.opened is not None:
-            self.answers_settled.emit(model)
+            for model in sorted(settled):
+                self.answers_settled.emit(model)
 
     # -- back / forward -------------------------------------------------------------------
     def go_back(self) -> bool:
