@@ -21,11 +21,10 @@ from core.languages import (
     registered,
     title,
 )
+from core.languages.language import PART_FIELDS
 from core.symbols.rules import SymbolRules
 
 SYMBOL_RULES = [name for name in vars(SymbolRules) if not name.startswith("_")]
-PART_FIELDS = ("entry_point", "studio_example", "questions", "paper_normalisation", "studio_normalisation",
-               "grammar", "symbols", "imports", "tracer")
 
 
 def test_the_papers_languages_in_the_papers_order():
@@ -54,6 +53,7 @@ def test_every_part_a_language_names_can_be_loaded(language):
     for field in PART_FIELDS:
         if getattr(language, field):
             assert language.part(field) is not None, field
+            assert getattr(language, field).partition(":")[0] in language.part_modules(), field  # packaged too
     symbols = language.part("symbols")
     assert all(callable(getattr(symbols, method)) for method in SYMBOL_RULES), symbols
     assert language.part("tracer").language == language.name

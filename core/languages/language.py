@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+PART_FIELDS = ("entry_point", "studio_example", "questions", "paper_normalisation", "studio_normalisation",
+               "grammar", "symbols", "imports", "tracer")  # the fields that name code by dotted path
+
 
 @dataclass(frozen=True)
 class Language:
@@ -55,6 +58,11 @@ class Language:
         if not path:
             raise LookupError(f"the {self.title} language has no {field.replace('_', ' ')}")
         return load(path)
+
+    def part_modules(self) -> tuple[str, ...]:
+        """The modules its parts live in: nothing imports them by name, so a packager must be told of them."""
+        return tuple(dict.fromkeys(getattr(self, field).partition(":")[0] for field in PART_FIELDS
+                                   if getattr(self, field)))
 
     def source_file(self, path: str) -> bool:
         return path.endswith(self.suffixes)
