@@ -3,6 +3,8 @@ import gc
 import threading
 import weakref
 
+from PySide6.QtCore import Qt
+
 from traceeval_gui.state.collector import IDLE_MS, NO_AUTOMATIC_FULL_PASS
 from traceeval_gui.state.jobs import Job
 
@@ -66,3 +68,22 @@ def test_one_collector_watches_every_state(qtbot):
     first.jobs.wait()
     qtbot.waitUntil(lambda: not first.jobs.busy)
     assert not first.collector.busy
+
+
+def test_qt_objects_in_young_garbage_are_destroyed_on_the_gui_thread_before_a_job_starts(qtbot, state):
+    """Collected by a pass the job's allocations trigger, they would be destroyed on the job's thread, where
+    PySide deadlocks (a window of one test collected by the next test's dataset job hung CI)."""
+    from PySide6.QtCore import QObject
+
+    destroyed_on = []
+    garbage = QObject()
+    garbage.me = garbage  # noqa: V101 (a cycle: only the collector frees it)
+    garbage.destroyed.connect(lambda: destroyed_on.append(threading.current_thread()), type=Qt.DirectConnection)
+    del garbage
+    release = threading.Event()
+    state.jobs.start(_WaitingJob(release))
+    try:
+        assert destroyed_on == [threading.main_thread()]
+    finally:
+        release.set()
+        state.jobs.wait()

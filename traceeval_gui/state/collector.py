@@ -36,6 +36,17 @@ def install_policy() -> None:
     gc.set_threshold(young, middle, NO_AUTOMATIC_FULL_PASS)
 
 
+def collect_young_garbage() -> None:
+    """Collect the young generations on this (the GUI) thread; call it before starting another thread's work.
+
+    Qt objects that became garbage (a closed dialog, a window) must be destroyed on the GUI thread. A
+    young-generation pass that another thread's allocations trigger would destroy them there, and PySide
+    deadlocks: the destructor waits for the GIL while it holds a Qt lock the GUI thread waits for (seen in
+    CI: a window of the previous test collected during the next test's dataset job). Old objects are safe:
+    only `IdleCollector`, on this thread, collects generation 2."""
+    gc.collect(1)
+
+
 class IdleCollector(QObject):
     """Runs the full collection when no watched `JobRunner` is busy (see the module's docstring).
 

@@ -26,6 +26,7 @@ from core.results.importing import ImportReport, import_results
 from core.scoring.metrics import Counts
 from core.scoring.normalise import MODES
 from core.scoring.scores import NormalisedTruths, ScoreTable, Selection, default_split, instance_counts, score_table
+from traceeval_gui.state.collector import collect_young_garbage
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,7 @@ class JobRunner(QObject):
         self._running: dict[JobSignals, Job] = {}
 
     def start(self, job: Job) -> Job:
+        collect_young_garbage()
         signals = job.signals
         signals.failed.connect(lambda message, title=job.title: self._on_job_failed(signals, title, message))
         for signal in (signals.finished, signals.failed, signals.cancelled):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from core.records import Instance
 from core.report.program_view import parse_instance
 from traceeval_gui.item_models.instance_detail import InstanceDetailLoader
+from traceeval_gui.state.collector import collect_young_garbage
 from traceeval_gui.widgets.code_highlighter import lex_ahead
 
 
@@ -21,29 +22,31 @@ class ReadAhead:
     def __init__(self, loader: InstanceDetailLoader) -> None:
         self._loader = loader
         self._waiting: list[tuple[Instance, int]] = []  # (instance, the loader's generation when asked)
-        self._wake = threading.Condition()
+        self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def read(self, instances: Sequence[Instance]) -> None:
         """Parse and lex these instances next (those not parsed yet), instead of any still waiting."""
         generation = self._loader.generation
-        with self._wake:
+        with self._lock:
             self._waiting = [(i, generation) for i in instances if not self._loader.is_parsed(i.key)]
             if self._waiting and self._thread is None:
+                collect_young_garbage()
                 self._thread = threading.Thread(target=self._work, name="read-ahead", daemon=True)
                 self._thread.start()
-            self._wake.notify()
 
     def idle(self) -> bool:
         """Nothing waiting (the last instance may still be in hand)."""
-        with self._wake:
+        with self._lock:
             return not self._waiting
 
     def _work(self) -> None:
+        """Until nothing waits: the thread ends then, and the next `read` starts another."""
         while True:
-            with self._wake:
-                while not self._waiting:
-                    self._wake.wait()
+            with self._lock:
+                if not self._waiting:
+                    self._thread = None
+                    return
                 instance, generation = self._waiting.pop(0)
             try:
                 parsed = parse_instance(instance)
