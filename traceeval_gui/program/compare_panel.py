@@ -50,6 +50,7 @@ from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT, model_label, model_tooltip
 from traceeval_gui.widgets.column_fit import column_width
 from traceeval_gui.widgets.form_parts import pane_splitter
+from traceeval_gui.widgets.language_combo import LanguageCombo
 from traceeval_gui.widgets.omitted_edges import OmittedEdgesLabel
 from traceeval_gui.widgets.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.widgets.split_combo import SplitCombo
@@ -141,10 +142,7 @@ class ComparePanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter by id or repository")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
-        self.language_combo = QComboBox()
-        self.language_combo.addItem("All languages", None)
-        for language in registry.names():
-            self.language_combo.addItem(registry.title(language), language)
+        self.language_combo = LanguageCombo()
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
         self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)

@@ -271,7 +271,8 @@ class AppState(QObject):
         """Parse these programs and colour their files on a worker thread, so that showing one of them
         next is quick (the programs next to the selection in a list)."""
         if self.workspace is not None:
-            self._read_ahead.read([i for i in map(self.workspace.instance, keys) if i is not None])
+            wanted = [key for key in keys if not self._loader.is_parsed(key)]  # not read from the workspace again
+            self._read_ahead.read([i for i in map(self.workspace.instance, wanted) if i is not None])
 
     def detail(self) -> InstanceDetail | None:
         """The current instance under the current model, with every model and the latest trace in

@@ -26,10 +26,10 @@ class ReadAhead:
         self._thread: threading.Thread | None = None
 
     def read(self, instances: Sequence[Instance]) -> None:
-        """Parse and lex these instances next (those not parsed yet), instead of any still waiting."""
+        """Parse and lex these instances next, instead of any still waiting."""
         generation = self._loader.generation
         with self._lock:
-            self._waiting = [(i, generation) for i in instances if not self._loader.is_parsed(i.key)]
+            self._waiting = [(instance, generation) for instance in instances]
             if self._waiting and self._thread is None:
                 collect_young_garbage()
                 self._thread = threading.Thread(target=self._work, name="read-ahead", daemon=True)

@@ -11,6 +11,7 @@ import threading
 
 from core.languages import languages, lexer_class
 from core.symbols.parsing import language as grammar
+from traceeval_gui.state.collector import collect_young_garbage
 
 _STARTED: threading.Thread | None = None
 
@@ -19,6 +20,7 @@ def warm_up_in_background() -> None:
     """Start the warm-up thread (once per process)."""
     global _STARTED
     if _STARTED is None:
+        collect_young_garbage()  # its allocations must not collect Qt objects on its thread (see there)
         _STARTED = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
         _STARTED.start()
 

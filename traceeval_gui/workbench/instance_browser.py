@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.languages import registry
 from core.wording import count_of
 from traceeval_gui.item_models.instance_table import (
     BASE_COLUMNS,
@@ -32,6 +31,7 @@ from traceeval_gui.item_models.instance_table import (
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT
 from traceeval_gui.widgets.column_fit import column_width
+from traceeval_gui.widgets.language_combo import LanguageCombo
 from traceeval_gui.widgets.score_bar_delegate import ScoreBarDelegate
 from traceeval_gui.widgets.split_combo import SplitCombo
 
@@ -54,10 +54,7 @@ class InstanceBrowserPanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter by id or repository  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter_edit_text_changed)
-        self.language_combo = QComboBox()
-        self.language_combo.addItem("All languages", None)
-        for language in registry.names():
-            self.language_combo.addItem(registry.title(language), language)
+        self.language_combo = LanguageCombo()
         self.language_combo.currentIndexChanged.connect(self._on_language_combo_changed)
         self.split_combo = SplitCombo()
         self.split_combo.currentIndexChanged.connect(self._on_split_combo_changed)
