@@ -166,6 +166,14 @@ def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
                        rules=getattr(args, "rules", DEFAULT_RULES))
 
 
+def format_option(parser, formats: tuple[str, ...] = ("text", "json"), help: str = "") -> None:
+    """`--format`, offering those of text, json, jsonl and csv (and, for tables, md and latex) the command can
+    write; the first is the default. JSON is one document with `schema` and `version` (core.payloads), JSONL
+    one plain record per line."""
+    parser.add_argument("--format", choices=formats, default=formats[0],
+                        help=help or f"output format: {', '.join(formats)} (default {formats[0]})")
+
+
 def instance_arg(parser) -> None:
     """The INSTANCE positional of the commands about one program."""
     parser.add_argument("instance", metavar="INSTANCE", help="program id (e.g. Activiti_0001) or language/id")

@@ -7,6 +7,7 @@ from collections import Counter
 from core.dataset.validation import validate_dataset
 from core.errors import ReleaseError
 from core.languages import registry
+from core.payloads import json_document
 from traceeval_gui.cli.common import ProgressLine, dataset_root, open_workspace, wording_from
 
 
@@ -38,7 +39,7 @@ def info(args) -> int:
                       "seconds": round(report.seconds, 3)},
         }
     if args.format == "json":
-        print(json.dumps(summary, indent=2))
+        print(json_document("info", summary), end="")
         return 0
     print(f"dataset    {summary['dataset']}  ({summary['layout']} layout)")
     print(f"splits     {summary['splits'] or 'none (no split files found; use --splits DIR)'}")

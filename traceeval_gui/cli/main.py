@@ -29,7 +29,7 @@ from traceeval_gui.cli import (
     trace_commands,
     view_commands,
 )
-from traceeval_gui.cli.common import instance_arg, rules_option
+from traceeval_gui.cli.common import format_option, instance_arg, rules_option
 
 DATASET_HELP = "dataset folder: the released layout (benchmark/<language>/<id>/), a folder of program folders, " \
                "or one program folder (default: the bundled demo dataset)"
@@ -48,8 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Index the dataset into its workspace (only changed programs are read "
                                            "again) and summarise it.")
     _dataset_args(info)
-    info.add_argument("--format", choices=("text", "json"), default="text",
-                      help="text: a summary table; json: the same facts as one object")
+    format_option(info, help="text: a summary table; json: the same facts as one object")
     info.set_defaults(handler=dataset_commands.info)
 
     validate = commands.add_parser(
