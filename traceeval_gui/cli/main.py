@@ -24,6 +24,7 @@ from traceeval_gui.cli import (
     build_commands,
     dataset_commands,
     finetune_commands,
+    inspect_commands,
     model_commands,
     parity_commands,
     results_commands,
@@ -173,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     build_commands.register(commands)
     parity_commands.register(commands, _dataset_args, _selection_args)
     finetune_commands.register(commands, _dataset_args)
+    inspect_commands.register(commands, DATASET_HELP, _workspace_args)
     return parser
 
 
