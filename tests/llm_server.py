@@ -90,9 +90,10 @@ class RecordedRequest:
 
 
 def request_prompt_hash(body: dict) -> str:
-    """The prompt hash of a chat request, as `core.llm.prompts.Prompt.hash` computes it."""
+    """The prompt hash of a chat request, as `core.llm.prompts.Prompt.hash` computes it (a "developer" message, as
+    inspect_ai's OpenAI client sends the system message, counts as the system message)."""
     messages = {m.get("role"): m.get("content", "") for m in body.get("messages", [])}
-    return prompt_hash(messages.get("system", ""), messages.get("user", ""))
+    return prompt_hash(messages.get("system", messages.get("developer", "")), messages.get("user", ""))
 
 
 def answer_text(graph: CallGraph) -> str:

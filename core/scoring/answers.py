@@ -17,13 +17,14 @@ scan (for display) and `parse_answer` is built from its lines, so the two cannot
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.records import CallGraph, Prediction
 from core.scoring.rules import DEFAULT_RULES, PAPER, STUDIO
 
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
+NO_CALLS = "none"  # what `answer_text` writes for a question with no callees
 STUDIO_NO_CALLS = frozenset({"", "none", "n/a", "na", "no calls", "no function calls", "nothing", "-", "[]"})
 REPLACEMENT_CHARACTER = "\ufffd"  # what stands for text that was not valid Unicode (a lone surrogate)
 _PAPER_LINE = re.compile(r"(\d+)\.\s*(.*)")  # matched at the start of the stripped line
@@ -92,6 +93,14 @@ _READINGS = {
         no_calls=lambda answer: answer.strip().lower().rstrip(".") in STUDIO_NO_CALLS,
         split=lambda answer: [part.strip() for part in _split_at_depth_zero(answer, "(<[", ")>]") if part.strip()]),
 }
+
+
+def answer_text(keys: Sequence[str], answers: Mapping[str, Sequence[str]]) -> str:
+    """The numbered answer this parser reads back to `answers`: `N. callee, callee` for each answered question
+    (N counts the keys from 1), "none" for no callees; a key missing from `answers` gets no line (unanswered).
+    The human baseline, fine-tuning sets and static analyzers write their answers with it."""
+    return "".join(f"{number}. {', '.join(answers[key]) or NO_CALLS}\n"
+                   for number, key in enumerate(keys, 1) if key in answers)
 
 
 def split_callees(answer: str, rules: str = DEFAULT_RULES) -> list[str]:

@@ -21,7 +21,8 @@ from fnmatch import fnmatch
 from core.dataset.workspace import InstanceRow, Workspace
 from core.freeing import free_gradually
 from core.languages import registry
-from core.scoring.answers import scored_graph
+from core.records import CallGraph
+from core.scoring.answers import parse_answer, scored_graph
 from core.scoring.metrics import (
     INSTANCE_RULE,
     Counts,
@@ -202,6 +203,16 @@ def instance_diff(ws: Workspace, model: str, instance_key: str, modes: Iterable[
     return diff_edges(normalise_edges(truth.edges, instance.language, modes, rules),
                       normalise_edges(scored_graph(prediction, truth.keys, rules).edges, instance.language, modes,
                                       rules))
+
+
+def answer_counts(truth: CallGraph, answer: str | None, language: str, modes: Iterable[str] = MODES,
+                  rules: str = DEFAULT_RULES) -> Counts:
+    """TP/FP/FN of one raw answer against one program's ground truth, read and normalised as `instance_counts`
+    scores a stored answer (for scorers outside a workspace, such as the inspect_ai task)."""
+    modes = frozenset(modes)
+    predicted = parse_answer(answer, truth.keys, rules).graph
+    return count_edges(normalise_edges(mapping_pairs(truth.to_dict()), language, modes, rules),
+                       normalise_edges(predicted.edges, language, modes, rules))
 
 
 def table_row(model: str, illustrative: bool, rows: Sequence[InstanceRow], counts: Mapping[str, Counts],

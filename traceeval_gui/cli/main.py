@@ -23,6 +23,8 @@ from traceeval_gui.cli import (
     audit_commands,
     build_commands,
     dataset_commands,
+    finetune_commands,
+    inspect_commands,
     model_commands,
     parity_commands,
     results_commands,
@@ -171,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                             lambda parser: _modes_args(parser, with_rules=False))
     build_commands.register(commands)
     parity_commands.register(commands, _dataset_args, _selection_args)
+    finetune_commands.register(commands, _dataset_args)
+    inspect_commands.register(commands, DATASET_HELP, _workspace_args)
     return parser
 
 
