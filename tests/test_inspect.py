@@ -34,9 +34,11 @@ def _weak_answers(workspace: Path) -> dict[str, str]:
 
 
 def _inspect_eval(server: FakeChatServer, tmp_path: Path, *task_args: str) -> Path:
-    env = dict(os.environ, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="test-key", INSPECT_LOG_DIR=str(tmp_path))
-    args = [str(INSPECT), "eval", "traceeval/traceeval", "--model", "openai/fake-model",
-            "-M", "responses_api=false", "--display", "none", "--log-dir", str(tmp_path / "logs"),
+    # inspect's OpenAI-compatible provider, as for a vLLM or Ollama server: `openai/<name>` would take an unknown
+    # name for OpenAI's newest reasoning model and leave the temperature out of the request.
+    env = dict(os.environ, LOCAL_BASE_URL=server.base_url, LOCAL_API_KEY="test-key", INSPECT_LOG_DIR=str(tmp_path))
+    args = [str(INSPECT), "eval", "traceeval/traceeval", "--model", "openai-api/local/fake-model",
+            "--display", "none", "--log-dir", str(tmp_path / "logs"),
             "-T", f"workspace={tmp_path / 'inspect.sqlite'}", *task_args]
     result = subprocess.run(args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -71,11 +73,12 @@ def test_inspect_eval_on_the_demo_scores_exactly_as_traceeval_score(tmp_path, ca
         asked = server.chat_requests()
         assert len(asked) == 7  # the demo's test split, each prompt known to the server (else it answers 400)
         assert {request.prompt_hash for request in asked} <= set(answers)
+        assert all(request.body["temperature"] == 0 for request in asked)  # the paper's request
         inspect_scores = _metrics(log)
         code, out, err = run(capsys, "import-inspect", log, "--workspace", tmp_path / "imported.sqlite")
         assert code == 0, err
-        assert "openai/fake-model: 7 prediction(s) stored" in out
-        imported = _table(capsys, tmp_path / "imported.sqlite", "openai/fake-model")
+        assert "openai-api/local/fake-model: 7 prediction(s) stored" in out
+        imported = _table(capsys, tmp_path / "imported.sqlite", "openai-api/local/fake-model")
         assert imported == inspect_scores  # exactly: the same counts, the same micro and macro rules
         assert 0 < imported["average_f1"] < 1 and imported["python_f1"] != imported["java_f1"]
         code, _, err = run(capsys, "predict", "--workspace", tmp_path / "predicted.sqlite", "--model", "fake-model",
@@ -84,7 +87,7 @@ def test_inspect_eval_on_the_demo_scores_exactly_as_traceeval_score(tmp_path, ca
     assert _table(capsys, tmp_path / "predicted.sqlite", "fake-model") == inspect_scores
     ws, _ = open_dataset(DEMO_DATASET, tmp_path / "imported.sqlite")
     with ws:  # raw answers, tokens and parse problems are kept
-        predictions = ws.predictions("openai/fake-model")
+        predictions = ws.predictions("openai-api/local/fake-model")
     assert len(predictions) == 7
     assert all(p.raw_response in answers.values() and p.tokens_in == 100 and p.tokens_out == 20
                for p in predictions.values())
