@@ -23,6 +23,7 @@ from traceeval_gui.cli import (
     audit_commands,
     build_commands,
     dataset_commands,
+    export_commands,
     model_commands,
     parity_commands,
     results_commands,
@@ -171,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                             lambda parser: _modes_args(parser, with_rules=False))
     build_commands.register(commands)
     parity_commands.register(commands, _dataset_args, _selection_args)
+    export_commands.register(commands, _dataset_args, _modes_args)
     return parser
 
 
