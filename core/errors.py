@@ -39,3 +39,7 @@ class BuildError(TraceEvalError):
 
 class ReleaseError(TraceEvalError):
     """The user's TraceEval release checkout cannot be used (not found, unreadable templates, bad archive)."""
+
+
+class MissingExtraError(TraceEvalError):
+    """An optional dependency is not installed; the message names the extra that brings it (`core.extras`)."""

@@ -81,8 +81,15 @@ class CallGraph:
 
 @dataclass(frozen=True)
 class Provenance:
+    """Where a program came from, as its README's `Source:`, `Original file:` and `Licence:` lines say.
+
+    `licence` is the line's text as written ("" when there is none); the workspace index keeps only the URL and
+    the original file, so a reader needing the licence reads the README again (`core.dataset.layout.read_provenance`).
+    """
+
     source_url: str = ""
     original_file: str = ""
+    licence: str = ""
 
 
 @dataclass(frozen=True)

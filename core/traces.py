@@ -61,6 +61,9 @@ class UnresolvedFrame:
 
 @dataclass(frozen=True)
 class TraceRun:
+    """One traced run of a program (or N runs combined): how it ended, the edges it witnessed with their evidence,
+    the frames that could not be named, and the tails of its output."""
+
     instance_key: str  # `language/id`, or the program folder for an ad-hoc trace
     language: str
     tracer: str

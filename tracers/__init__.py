@@ -1,7 +1,8 @@
 """Per-language tracers behind one protocol (`tracers.base.Tracer`), run in a shared sandbox.
 
-`tracer_for(language)` gives the tracer of a language (its `Language.tracer`); `trace_instance` runs it once or N
-times (combining the runs so edges seen in only some of them stand out); a tracer that raises
+`trace_program(folder)` traces a program folder (or an `Instance`) and gives its `TraceRun`, for notebooks and
+scripts. `tracer_for(language)` gives the tracer of a language (its `Language.tracer`); `trace_instance` runs it
+once or N times (combining the runs so edges seen in only some of them stand out); a tracer that raises
 gives a run with status tracer_error, so one bug never ends a retrace or the app.
 """
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import logging
 import math
 import traceback
+from pathlib import Path
 
 from core import traces
+from core.dataset.layout import load_program_folder
 from core.errors import TracerError
 from core.languages import registry
 from core.records import Instance
@@ -33,7 +36,20 @@ def tracer_for(language: str) -> Tracer:
     return _TRACERS[language]
 
 
+def trace_program(program: str | Path | Instance, language: str | None = None, runs: int = 1,
+                  timeout: float = 30.0) -> TraceRun:
+    """Run a program (a folder, its language guessed from its files unless given, or an `Instance`) under its
+    language's tracer in the sandbox, `runs` times, each with a wall-clock limit of `timeout` seconds. The run's
+    `graph` is what ran (a `CallGraph`, `callgraph.json`'s form with `.to_dict()`); its `status` says how it ended,
+    and `unstable_edges()` lists edges seen in only some runs. The run is not stored (`Workspace.store_run`)."""
+    if timeout <= 0:
+        raise TracerError(f"the time limit must be positive, got {timeout}")
+    instance = program if isinstance(program, Instance) else load_program_folder(program, language)
+    return trace_instance(instance, TraceOptions(limits=Limits(wall_s=timeout)), runs)
+
+
 def trace_instance(instance: Instance, options: TraceOptions | None = None, runs: int = 1) -> TraceRun:
+    """`runs` runs of the instance combined into one `TraceRun` (`core.traces.combine_runs`)."""
     return combine_runs(trace_runs(instance, options, runs))
 
 
@@ -65,8 +81,9 @@ def _trace_once(tracer: Tracer, instance: Instance, options: TraceOptions) -> Tr
 
 
 def check_toolchains() -> list[ToolchainStatus]:
+    """Whether each language's toolchain (Python, Node, a JDK) is present, one status per language."""
     return [tracer_for(language).check() for language in registry.names()]
 
 
-__all__ = ["ToolchainStatus", "TraceOptions", "Tracer", "check_toolchains", "trace_for_build", "trace_instance",
-           "trace_runs", "tracer_for"]
+__all__ = ["Limits", "ToolchainStatus", "TraceOptions", "TraceRun", "Tracer", "check_toolchains", "trace_for_build",
+           "trace_instance", "trace_program", "trace_runs", "tracer_for"]

@@ -30,6 +30,8 @@ class TraceOptions:
 
 
 class Tracer(Protocol):
+    """A language's tracer: `check()` the toolchain, `trace()` one program into a `TraceRun`."""
+
     language: str
     name: str  # e.g. "python-profile"
     version: str

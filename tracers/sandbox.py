@@ -48,6 +48,8 @@ WEAKNESSES = {
 
 @dataclass(frozen=True)
 class Limits:
+    """What one traced run may use: time, memory, processes, output and disk; past a limit the run is stopped."""
+
     wall_s: float = 30.0
     cpu_s: int = 60
     memory_mb: int = 2048  # everything the run allocates (memory cgroup); RLIMIT_DATA as well

@@ -28,6 +28,9 @@ NEWEST_FIRST = "created_at desc, id desc"
 
 
 class AuditStore:
+    """An audit's sample, verdicts, adjudications and baseline answers in a workspace; every change is committed at
+    once."""
+
     def __init__(self, ws: Workspace):
         self.ws = ws
         self.db = ws.db

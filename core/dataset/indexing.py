@@ -43,13 +43,27 @@ class IndexReport:
     problems: list[Problem] = field(default_factory=list)
 
 
-def open_dataset(root: str | Path, workspace: str | Path | None = None, splits_dir: str | Path | None = None,
+def dataset_path(given: str | Path | None = None, progress: Progress | None = None) -> Path:
+    """The dataset folder for what a user named: the bundled demo dataset when nothing, the corpus of a TraceEval
+    release checkout (its archive extracted once, `core.release.archive`), else the folder itself."""
+    from core.release.archive import dataset_folder
+    from resources import DEMO_DATASET
+
+    if given is None or str(given) == "":
+        return DEMO_DATASET
+    return dataset_folder(Path(given).expanduser().resolve(), progress)
+
+
+def open_dataset(root: str | Path | None = None, workspace: str | Path | None = None,
+                 splits_dir: str | Path | None = None,
                  progress: Progress | None = None) -> tuple[Workspace, IndexReport]:
-    """Open (or create) the dataset's workspace and bring its index up to date; the bundled demo
-    dataset also brings its illustrative results."""
+    """Open (or create) the dataset's workspace and bring its index up to date: `root` as `dataset_path` reads it
+    (None: the bundled demo dataset, which also brings its illustrative results); `workspace`: the SQLite file
+    (default: one per dataset in the user data folder); `splits_dir`: the split files' folder (default:
+    `<root>/traceeval_split`). Use the workspace in a `with` block or `close()` it."""
     from core.dataset.demo import DEMO_DATASET, ensure_demo_results  # core.dataset.demo imports the scoring stack
 
-    root = checked_root(root)
+    root = checked_root(dataset_path(root))
     ws = Workspace(workspace or default_workspace_path(root))
     try:
         report = refresh_index(ws, root, splits_dir, progress)

@@ -190,6 +190,20 @@ def load_program(
     return instance, ProgramStats(files=len(sources), lines=lines, bytes=total_bytes)
 
 
+def load_program_folder(folder: str | Path, language: str | None = None,
+                        require_ground_truth: bool = False) -> Instance:
+    """One program folder as an `Instance` (its language guessed from its files unless given; the ground truth may
+    be missing unless required); a `DatasetError` naming the file and the problem when it cannot be used."""
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise DatasetError(f"{folder}: not a program folder")
+    problems: list[Problem] = []
+    loaded = load_program(path, language, problems, require_ground_truth=require_ground_truth)
+    if loaded is None:
+        raise DatasetError(f"{problems[0].path}: {problems[0].message}" if problems else f"{path}: cannot load")
+    return loaded[0]
+
+
 def parse_ground_truth(text: str) -> CallGraph:
     """Parse `callgraph.json` text; raises ValueError with a short reason when the shape is wrong."""
     def refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
@@ -245,7 +259,7 @@ def _read_provenance(path: Path, shown: str, problems: list[Problem], program_id
     except OSError as error:
         problems.append(Problem(shown, f"{why_unreadable(error)}; no provenance shown", "warning", program_id))
         return Provenance()
-    source = original = ""
+    source = original = licence = ""
     for line in text.splitlines():
         stripped = line.strip().lstrip("-*").strip()
         key, sep, value = stripped.partition(":")
@@ -256,7 +270,15 @@ def _read_provenance(path: Path, shown: str, problems: list[Problem], program_id
             source = value.strip()
         elif key == "original file" and not original:
             original = value.strip().strip("`")
-    return Provenance(source_url=source, original_file=original)
+        elif key in ("licence", "license") and not licence:
+            licence = value.strip()
+    return Provenance(source_url=source, original_file=original, licence=licence)
+
+
+def read_provenance(folder: Path) -> Provenance:
+    """The provenance lines of a program folder's README (empty when it has none or cannot be read; indexing
+    reports an unreadable README)."""
+    return _read_provenance(folder / PROVENANCE_FILE, PROVENANCE_FILE, [], folder.name)
 
 
 def program_folders(root: Path, layout: str, languages: tuple[str, ...],

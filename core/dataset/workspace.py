@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import WorkspaceError
+from core.errors import UsageError, WorkspaceError
 from core.problems import Problem
 from core.records import CallGraph, Instance, Prediction, Provenance
 from core.scoring.metrics import Counts
@@ -186,6 +186,22 @@ class Workspace:
     def has_instance(self, key: str) -> bool:
         return self.db.execute("select 1 from instances where key = ?", [key]).fetchone() is not None
 
+    def program_key(self, given: str) -> str:
+        """The key (`language/id`) of the program named by `language/id` or by a bare id that names one program;
+        a `UsageError` otherwise (ids alone are not unique: the release has `cli_0003` in two languages)."""
+        from core.languages import registry
+
+        if "/" in given and registry.is_known(given.split("/", 1)[0]):
+            if not self.has_instance(given):
+                raise UsageError(f"no program {given} in the dataset")
+            return given
+        keys = [f"{language}/{given}" for language in registry.names() if self.has_instance(f"{language}/{given}")]
+        if not keys:
+            raise UsageError(f"no program {given!r} in the dataset")
+        if len(keys) > 1:
+            raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
+        return keys[0]
+
     def split_names(self) -> set[str]:
         return {row[0] for row in self.db.execute("select distinct split from instances")}
 
@@ -248,6 +264,19 @@ class Workspace:
                              "from models m order by m.name")
         return [ModelRow(r["name"], bool(r["illustrative"]), r["note"], r["n"], tuple(json.loads(r["sources"])),
                          r["imported_at"]) for r in rows]
+
+    def model_names(self, models: Iterable[str] | str | None = None) -> list[str]:
+        """The models named (a string is one model), each checked (an unknown one is a `UsageError`); every model
+        of the workspace, sorted, when None."""
+        known = [m.name for m in self.models()]
+        if models is None:
+            return sorted(known)
+        names = [models] if isinstance(models, str) else list(models)
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise UsageError(f"{self.path}: no model named {unknown[0]!r} "
+                             f"(known: {', '.join(sorted(known)) or 'none'})")
+        return names
 
     def remove_model(self, model: str) -> None:
         with self.db.atomic():

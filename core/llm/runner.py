@@ -108,9 +108,52 @@ def run_model(ws: Workspace, settings: RunSettings, keys: Sequence[str], *, api_
     called on this thread after each outcome is stored. Ctrl-C ends the run as "interrupted"
     and the report is returned (the caller decides the exit code).
     """
-    run = _ModelRun(ws, settings, api_key, prices, cache, progress, cancel, on_outcome,
-                    BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s, wording)
+    backoff = BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s
+    if _event_loop_running():
+        return _run_on_own_thread(ws.path, settings, keys, api_key, prices, cache, redo, progress, cancel, on_outcome,
+                                  backoff, wording)
+    run = _ModelRun(ws, settings, api_key, prices, cache, progress, cancel, on_outcome, backoff, wording)
     return run.execute(keys, redo)
+
+
+def _event_loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _run_on_own_thread(path, settings, keys, api_key, prices, cache, redo, progress, cancel, on_outcome, backoff,
+                       wording) -> RunReport:
+    """The run when this thread already runs an event loop (a notebook's kernel), where `asyncio.run` cannot
+    start: on a thread of its own, with its own connection to the workspace (SQLite connections belong to one
+    thread); this thread waits, and Ctrl-C (the kernel's interrupt) cancels the run as in a terminal.
+    `progress` and `on_outcome` are called on that thread."""
+    cancel = cancel or threading.Event()
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            with Workspace(path) as own:
+                outcome["report"] = _ModelRun(own, settings, api_key, prices, cache, progress, cancel, on_outcome,
+                                              backoff, wording).execute(keys, redo)
+        except BaseException as error:  # noqa: BLE001 - raised again on the calling thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="model-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(POLL_S)
+    except KeyboardInterrupt:
+        cancel.set()
+        worker.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    report = outcome["report"]
+    assert isinstance(report, RunReport)
+    return report
 
 
 @dataclass

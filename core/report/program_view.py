@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from core.dataset.workspace import RunRow, Workspace
+from core.errors import UsageError
 from core.records import Instance, Node, Prediction
 from core.report.overlay import InstanceOverlay, ShownPart, build_overlay
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES
 from core.symbols import SymbolTable, call_site_lines, extract_symbols
+from core.traces import TraceRun
 
 P = TypeVar("P", bound="ProgramView")
 
@@ -57,16 +59,10 @@ class ProgramView(ParsedProgram):
         parsed = parsed or parse_program(ws, key)
         if parsed is None:
             return None
-        predictions = {}
-        for name in dict.fromkeys(model_names):
-            prediction = ws.predictions(name, [key]).get(key)
-            if prediction is not None:
-                predictions[name] = prediction
-        runs = ws.run_rows(key)
-        trace = ws.run(runs[0].id) if runs else None
+        predictions, run, trace = _answers_and_trace(ws, key, model_names)
         overlay = build_overlay(parsed.instance, predictions, trace, frozenset(modes), rules)
-        return cls(parsed.instance, parsed.sources, parsed.unreadable, parsed.symbols, overlay, predictions,
-                   runs[0] if runs else None, **extra)
+        return cls(parsed.instance, parsed.sources, parsed.unreadable, parsed.symbols, overlay, predictions, run,
+                   **extra)
 
     def place(self, name: str) -> Node | None:
         """The node a (normalised) name refers to, or None when the program defines nothing like it."""
@@ -95,3 +91,29 @@ class ProgramView(ParsedProgram):
             self._call_sites[caller, callee] = list(evidence.lines) if evidence is not None and evidence.lines else \
                 call_site_lines(self.symbols, self.sources, caller, callee)
         return self._call_sites[caller, callee]
+
+
+def program_overlay(ws: Workspace, program: str, models: Sequence[str] | str | None = None, modes=MODES,
+                    rules: str = DEFAULT_RULES) -> InstanceOverlay:
+    """One program's overlay without parsing its files: the ground truth, the answers of `models` (default: every
+    model that answered it) and its latest trace run, normalised as scoring does. `program`: `language/id` or an
+    id naming one program. `overlay.diff(model)` gives that model's TP / FP / FN edges."""
+    key = ws.program_key(program)
+    instance = ws.instance(key)
+    if instance is None:  # removed since program_key looked
+        raise UsageError(f"no program {program!r} in the dataset")
+    names = ws.model_names(models)
+    predictions, _, trace = _answers_and_trace(ws, key, names)
+    return build_overlay(instance, predictions, trace, frozenset(modes), rules)
+
+
+def _answers_and_trace(ws: Workspace, key: str, model_names: Sequence[str]
+                       ) -> tuple[dict[str, Prediction], RunRow | None, TraceRun | None]:
+    """The predictions of the models named that answered `key`, its latest run's row and that run."""
+    predictions = {}
+    for name in dict.fromkeys(model_names):
+        prediction = ws.predictions(name, [key]).get(key)
+        if prediction is not None:
+            predictions[name] = prediction
+    runs = ws.run_rows(key)
+    return predictions, runs[0] if runs else None, ws.run(runs[0].id) if runs else None

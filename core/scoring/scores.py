@@ -21,7 +21,7 @@ from fnmatch import fnmatch
 from core.dataset.workspace import InstanceRow, Workspace
 from core.freeing import free_gradually
 from core.languages import registry
-from core.records import CallGraph
+from core.records import CallGraph, Edge
 from core.scoring.answers import parse_answer, scored_graph
 from core.scoring.metrics import (
     INSTANCE_RULE,
@@ -141,25 +141,48 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         raise ValueError(f"the shared truths are normalised with {truths.rules} rules and {sorted(truths.modes)}, "
                          f"not {rules} and {sorted(modes)}")
     if missing_keys:
-        # a few programs (a model run's latest answers): read only theirs, not every prediction of the model
-        predictions = ws.prediction_mappings(model, missing_keys if len(missing_keys) <= FEW_PROGRAMS else None)
-        todo = [k for k in missing_keys if k in predictions]
-        if todo:
-            own = truths is None
-            truths = truths or NormalisedTruths(ws, modes, rules)
-            truth = truths(todo, languages)
-            if rules != PAPER:  # the rule set reads the raw responses itself
-                stored = ws.predictions(model, todo)
-                predictions = {k: scored_graph(stored[k], truths.keys[k], rules).to_dict() for k in todo}
-            fresh = {k: count_edges(truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes,
-                                                              rules))
-                     for k in todo}
+        own = truths is None
+        truths = truths or NormalisedTruths(ws, modes, rules)
+        fresh = {k: count_edges(truth, predicted)
+                 for k, (truth, predicted) in _normalised_pairs(ws, model, missing_keys, languages, truths).items()}
+        if fresh:
             ws.store_counts(model, key, fresh)
             cached.update(fresh)
-            if own:
-                truths.release()
-        free_gradually(predictions)
+        if own:
+            truths.release()
     return {k: cached[k] for k in languages if k in cached}
+
+
+def instance_diffs(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: Iterable[str] = MODES,
+                   rules: str = DEFAULT_RULES) -> dict[str, EdgeDiff]:
+    """TP/FP/FN edges (after normalisation) of one model on every selected instance it answered: the edges
+    `instance_counts` counts, read in one pass (not cached)."""
+    truths = NormalisedTruths(ws, frozenset(modes), rules)
+    languages = {r.key: r.language for r in rows}
+    answered = ws.predicted_keys(model)
+    pairs = _normalised_pairs(ws, model, [k for k in languages if k in answered], languages, truths)
+    truths.release()
+    return {k: diff_edges(truth, predicted) for k, (truth, predicted) in pairs.items()}
+
+
+def _normalised_pairs(ws: Workspace, model: str, keys: list[str], languages: Mapping[str, str],
+                      truths: NormalisedTruths) -> dict[str, tuple[frozenset[Edge], frozenset[Edge]]]:
+    """(normalised truth, normalised prediction) of each key the model has a prediction for, under the truths'
+    rule set and modes."""
+    modes, rules = truths.modes, truths.rules
+    # a few programs (a model run's latest answers): read only theirs, not every prediction of the model
+    predictions = ws.prediction_mappings(model, keys if len(keys) <= FEW_PROGRAMS else None)
+    todo = [k for k in keys if k in predictions]
+    pairs: dict[str, tuple[frozenset[Edge], frozenset[Edge]]] = {}
+    if todo:
+        truth = truths(todo, dict(languages))
+        if rules != PAPER:  # the rule set reads the raw responses itself
+            stored = ws.predictions(model, todo)
+            predictions = {k: scored_graph(stored[k], truths.keys[k], rules).to_dict() for k in todo}
+        pairs = {k: (truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes, rules))
+                 for k in todo}
+    free_gradually(predictions)
+    return pairs
 
 
 def mapping_pairs(mapping: dict[str, list[str]]):

@@ -21,6 +21,7 @@ DAGGER = "†"
 
 
 def render_table(table: ScoreTable, fmt: str = "text") -> str:
+    """The table as text (aligned columns), md (Markdown), latex (a tabular), csv or json."""
     renderers = {"text": _text, "md": _markdown, "latex": _latex, "csv": _csv, "json": _json}
     if fmt not in renderers:
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")

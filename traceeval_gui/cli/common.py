@@ -7,26 +7,21 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.dataset.indexing import IndexReport, open_dataset
+from core.dataset.indexing import IndexReport, dataset_path, open_dataset
 from core.dataset.workspace import Workspace
 from core.errors import UsageError
-from core.languages import registry
 from core.llm.endpoints import RunSettings
 from core.llm.prompt_wording import PromptWording
-from core.release.archive import dataset_folder
 from core.release.checkout import RELEASE_ENV, prompt_wording
 from core.report.terminal_text import raw_stream, visible
 from core.scoring.normalise import parse_modes
 from core.scoring.rules import DEFAULT_RULES, RULE_SETS, parse_rules
 from core.scoring.scores import Selection, default_split, parse_languages
-from resources import DEMO_DATASET
 
 
 def dataset_root(given: str | None) -> Path:
     """The dataset folder named on the command line (a release checkout: its corpus, extracted once), or the demo."""
-    if not given:
-        return DEMO_DATASET
-    return dataset_folder(Path(given).expanduser().resolve(), ProgressLine("extracting", minimum_total=1))
+    return dataset_path(given, ProgressLine("extracting", minimum_total=1))
 
 
 def open_workspace(args, dataset: str | None = None) -> tuple[Workspace, IndexReport]:
@@ -105,26 +100,12 @@ def model_names(text: str | None, ws) -> list[str] | None:
     """The models named in a comma list (None when none given); an unknown name is a usage error."""
     if not text:
         return None
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    known = {m.name for m in ws.models()}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise UsageError(f"{ws.path}: no model named {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})")
-    return names
+    return ws.model_names(name.strip() for name in text.split(",") if name.strip())
 
 
 def instance_key_of(ws, given: str) -> str:
     """An instance key from `language/id` or a bare id (which must name one program)."""
-    if "/" in given and registry.is_known(given.split("/", 1)[0]):
-        if not ws.has_instance(given):
-            raise UsageError(f"no program {given} in the dataset")
-        return given
-    keys = [f"{language}/{given}" for language in registry.names() if ws.has_instance(f"{language}/{given}")]
-    if not keys:
-        raise UsageError(f"no program {given!r} in the dataset")
-    if len(keys) > 1:
-        raise UsageError(f"{given} exists in {' and '.join(k.split('/')[0] for k in keys)}; write it as {keys[0]}")
-    return keys[0]
+    return ws.program_key(given)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from traceeval_gui.cli import (
     audit_commands,
     build_commands,
     dataset_commands,
+    export_commands,
     finetune_commands,
     inspect_commands,
     model_commands,
@@ -175,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     parity_commands.register(commands, _dataset_args, _selection_args)
     finetune_commands.register(commands, _dataset_args)
     inspect_commands.register(commands, DATASET_HELP, _workspace_args)
+    export_commands.register(commands, _dataset_args, _modes_args)
     return parser
 
 

@@ -7,9 +7,9 @@ import sys
 import threading
 from pathlib import Path
 
-from core.dataset.layout import load_program
+from core.dataset.layout import load_program_folder
 from core.dataset.workspace import Workspace, default_workspace_path
-from core.errors import DatasetError, UsageError
+from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
 from traceeval_gui.cli.common import ProgressLine, open_workspace
@@ -25,13 +25,7 @@ BATCH_SETTING = "retrace_batch"
 
 def trace(args) -> int:
     folder = Path(args.program).expanduser().resolve()
-    if not folder.is_dir():
-        raise DatasetError(f"{args.program}: not a program folder")
-    problems = []
-    loaded = load_program(folder, args.language, problems, require_ground_truth=False)
-    if loaded is None:
-        raise DatasetError(problems[0].path + ": " + problems[0].message if problems else f"{folder}: cannot load")
-    instance, _ = loaded
+    instance = load_program_folder(args.program, args.language)
     run = trace_instance(instance, _options(args), runs=args.runs)
     workspace_path = Path(args.workspace) if args.workspace else default_workspace_path(folder)
     with Workspace(workspace_path) as ws:
