@@ -8,6 +8,8 @@ on the demo (or why JSON does not apply to it).
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import re
 import shutil
@@ -148,6 +150,17 @@ def test_record_lists_also_come_as_json_lines(command, places, capsys):
     records = [json.loads(line) for line in out.splitlines()]
     assert records or command in EMPTY_ON_DEMO
     assert all(isinstance(r, dict) and "schema" not in r for r in records)
+
+
+@pytest.mark.parametrize("command", sorted(RECORDS), ids=" ".join)
+def test_record_lists_as_csv_have_a_header_and_the_jsonl_rows(command, places, capsys):
+    _, lines, _ = _run(capsys, command, places, "--format", "jsonl")
+    code, out, err = _run(capsys, command, places, "--format", "csv")
+    assert code in (0, 1), err
+    rows = list(csv.reader(io.StringIO(out)))
+    if command != ("retrace",):  # retrace's CSV is one row per differing edge (core.scoring.replay.to_csv)
+        assert len(rows) - 1 == len(lines.splitlines())
+    assert rows and rows[0] and all(len(row) == len(rows[0]) for row in rows)
 
 
 def test_trace_json_is_kept_as_an_alias(places, capsys):

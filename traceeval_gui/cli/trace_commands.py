@@ -83,7 +83,7 @@ def retrace(args) -> int:
     if args.format == "csv":
         text = replay.to_csv(diffs)
     elif args.format == "jsonl":
-        text = records_text(replay.instance_records(diffs), "jsonl").rstrip("\n")
+        text = records_text(replay.instance_records(diffs), "jsonl")
     elif args.format == "json":
         text = replay.to_json(diffs, summary)
     else:
@@ -132,10 +132,11 @@ def _options(args) -> TraceOptions:
 
 
 def _write(text: str, output: str | None) -> None:
+    text = text if text.endswith("\n") else text + "\n"  # one newline at the end, never a blank line
     if output:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        Path(output).write_text(text, encoding="utf-8")
     else:
-        print(text)
+        print(text, end="")
 
 
 def default_jobs() -> int:

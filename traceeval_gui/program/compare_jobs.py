@@ -22,11 +22,12 @@ class PairedStatsJob(Job):
                  counts_b: Mapping[str, Counts], selection: Selection, resamples: int = PAIRED_RESAMPLES) -> None:
         super().__init__()
         self.model_a, self.model_b = model_a, model_b
-        self.rows = [r for r in rows if selection.admits(r)]
+        self.rows = rows  # the window's tuple: never changed, so read on the pool thread
         self.counts_a, self.counts_b = counts_a, counts_b
         self.selection, self.resamples = selection, resamples
 
     def work(self, progress: Progress) -> PairedStats:
         progress(0, 0, f"paired statistics of {self.model_b} against {self.model_a}")
-        return paired_from_counts(self.model_a, self.model_b, self.rows, self.counts_a, self.counts_b,
-                                  self.selection, resamples=self.resamples)
+        rows = [r for r in self.rows if self.selection.admits(r)]
+        return paired_from_counts(self.model_a, self.model_b, rows, self.counts_a, self.counts_b, self.selection,
+                                  resamples=self.resamples)
