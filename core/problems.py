@@ -15,3 +15,7 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
+
+    def as_record(self) -> dict[str, str]:
+        """The problem as a JSON record (`traceeval validate`, `import-results` and the other JSON outputs)."""
+        return {"path": self.path, "message": self.message, "severity": self.severity, "instance_id": self.instance_id}

@@ -197,7 +197,8 @@ def test_json_round_trips_and_matches_the_picture(pictures):
     for picture in pictures.values():
         text = to_json(picture)
         data = json.loads(text)
-        assert list(data)[:2] == ["title", "mode"] and text == to_json(picture)
+        assert list(data)[:4] == ["schema", "version", "title", "mode"] and text == to_json(picture)
+        assert data["schema"] == "traceeval.graph"
         assert [n["name"] for n in data["nodes"]] == list(picture.layout.nodes)
         for node in data["nodes"]:
             assert (node["x"], node["y"]) == picture.layout.position(node["name"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from core.audit.audits import BASELINE_AUDIT, population_phrase
 from core.audit.reports import CORRECTION_RULE, FP_OUTCOME_TITLES, FP_OUTCOMES, HOWS, AuditReport, Corrections, ItemRow
 from core.errors import AuditError
 from core.languages import registry
+from core.payloads import json_document
 from core.scoring.scores import LanguageResult, ScoreTable, TableRow
 from core.scoring.stats import Proportion
 from core.scoring.tables import render_table, table_to_dict
@@ -336,5 +336,5 @@ def write_report(report: AuditReport, path: str | Path, fmt: str | None = None) 
 def render_report(report: AuditReport, fmt: str) -> str:
     """The report as text in one of REPORT_FORMATS."""
     if fmt == "json":
-        return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+        return json_document("audit-report", report_json(report))
     return report_markdown(report) if fmt == "md" else items_csv(report)

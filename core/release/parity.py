@@ -30,6 +30,7 @@ from core.dataset.workspace import Workspace
 from core.errors import ReleaseError
 from core.languages import registry
 from core.llm.prompts import build_prompt
+from core.payloads import json_document
 from core.release.checkout import read_release_wording, release_checkout
 from core.scoring.answers import answer_mapping
 from core.scoring.metrics import Counts, micro_scores
@@ -284,7 +285,7 @@ def _first_difference(ours: list[dict], theirs: list[dict]) -> str:
 # -- the report in words ------------------------------------------------------------------------------------
 def render_parity(report: ParityReport, fmt: str = "text") -> str:
     if fmt == "json":
-        return json.dumps(parity_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+        return json_document("parity", parity_to_dict(report))
     split = report.selection.split or "all splits"
     lines = [f"Paper parity against {release_checkout(Path(report.release))} (scripts/run_llm.py sha256 "
              f"{report.sha256[:12]}), run with {report.python} (Python {report.python_version})",

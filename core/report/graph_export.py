@@ -6,7 +6,6 @@ classes, so switching a mode or hiding a class never moves a node in the window 
 from __future__ import annotations
 
 import io
-import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from functools import lru_cache
 import networkx as nx
 import numpy as np
 
+from core.payloads import json_document
 from core.records import Edge
 from core.report.graph_layout import GraphLayout, layered_layout
 from core.report.graph_routes import route_legs, svg_path
@@ -194,7 +194,7 @@ def to_json(picture: GraphPicture) -> str:
     data = {"title": picture.title, "mode": picture.mode, "model_a": picture.model_a, "model_b": picture.model_b,
             "hidden": sorted(picture.hidden), "omitted_edges": picture.omitted_edges, "nodes": nodes, "edges": edges,
             "classes": classes}
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_document("graph", data)
 
 
 # -- SVG --------------------------------------------------------------------------------------------

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from core.payloads import json_document
 from core.records import CallGraph, Edge
 from core.traces import OK, TraceRun
 
@@ -133,18 +133,23 @@ def to_csv(diffs: Iterable[ReplayDiff]) -> str:
 
 
 def to_json(diffs: Sequence[ReplayDiff], summary: ReplaySummary) -> str:
-    return json.dumps({
+    return json_document("replay-check", {
         "summary": {"instances": summary.instances, "agreeing": summary.agreeing, "differing": summary.differing,
                     "not_ok": summary.not_ok, "agreed_edges": summary.agreed_edges,
                     "only_in_trace": summary.only_in_trace, "only_in_truth": summary.only_in_truth,
                     "full_agreement": summary.full_agreement},
-        "instances": [{"instance": d.instance_key, "status": d.status, "message": d.message, "agrees": d.agrees,
-                       "agreed": d.agreed, "only_in_trace": [list(e) for e in d.only_in_trace],
-                       "only_in_truth": [list(e) for e in d.only_in_truth],
-                       "keys_only_in_trace": list(d.keys_only_in_trace),
-                       "keys_only_in_truth": list(d.keys_only_in_truth), "keys_reordered": d.keys_reordered,
-                       "unresolved_frames": d.unresolved_frames} for d in diffs],
-    }, indent=2)
+        "instances": instance_records(diffs),
+    })
+
+
+def instance_records(diffs: Iterable[ReplayDiff]) -> list[dict]:
+    """One record per instance (the JSON report's `instances`, and `retrace --check --format jsonl`)."""
+    return [{"instance": d.instance_key, "status": d.status, "message": d.message, "agrees": d.agrees,
+             "agreed": d.agreed, "only_in_trace": [list(e) for e in d.only_in_trace],
+             "only_in_truth": [list(e) for e in d.only_in_truth],
+             "keys_only_in_trace": list(d.keys_only_in_trace),
+             "keys_only_in_truth": list(d.keys_only_in_truth), "keys_reordered": d.keys_reordered,
+             "unresolved_frames": d.unresolved_frames} for d in diffs]
 
 
 def _only_in(first: Iterable, second: Iterable) -> list:

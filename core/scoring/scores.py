@@ -56,6 +56,11 @@ class Selection:
         rows = ws.instance_rows(self.languages, self.split)
         return [r for r in rows if self.repo is None or fnmatch(r.repo, self.repo)]
 
+    def admits(self, row: InstanceRow) -> bool:
+        """Whether `rows` would return `row` (for rows already read, as the window holds them)."""
+        return (row.language in self.languages and (self.split is None or row.split == self.split)
+                and (self.repo is None or fnmatch(row.repo, self.repo)))
+
 
 @dataclass(frozen=True)
 class LanguageResult:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 from core.languages import registry
+from core.payloads import json_document
 from core.scoring.metrics import Scores
 from core.scoring.scores import SCORER_VERSION, LanguageResult, ScoreTable, TableRow
 
 FORMATS = ("text", "md", "latex", "csv", "json")
 METRIC_LABELS = (("precision", "P"), ("recall", "R"), ("f1", "F1"))
 DAGGER = "†"
+SCORE_TABLE_SCHEMA = "score-table"
 
 
 def render_table(table: ScoreTable, fmt: str = "text") -> str:
@@ -214,4 +215,4 @@ def table_to_dict(table: ScoreTable) -> dict:
 
 
 def _json(table: ScoreTable) -> str:
-    return json.dumps(table_to_dict(table), indent=2) + "\n"
+    return json_document(SCORE_TABLE_SCHEMA, table_to_dict(table))

@@ -140,6 +140,16 @@ def export_to(suffix: str):
     return check
 
 
+def export_paired(suffix: str):
+    """The Compare tab's statistics exist once it has been shown with two models: then they are written."""
+    def check(window, qtbot, tmp_path, path):
+        window.show_tab("compare")
+        panel = window.compare_panel
+        qtbot.waitUntil(lambda: not panel.stats_pending() and panel.stats is not None, timeout=TIMEOUT_MS)
+        export_to(suffix)(window, qtbot, tmp_path, path)
+    return check
+
+
 def build_wizard(window, qtbot, tmp_path):
     press(window, qtbot, "File › Build Instances from Repository")
     wizard = window._build_wizard
@@ -443,6 +453,9 @@ EXPECTATIONS = {
     "File › Export › Metrics Table › As CSV": export_to("csv"),
     "File › Export › Metrics Table › As Markdown": export_to("md"),
     "File › Export › Metrics Table › As LaTeX": export_to("tex"),
+    "File › Export › Paired Statistics (Compare) › As CSV": export_paired("csv"),
+    "File › Export › Paired Statistics (Compare) › As Markdown": export_paired("md"),
+    "File › Export › Paired Statistics (Compare) › As JSON": export_paired("json"),
     "File › Export › Evidence Packet (HTML)": export_to("html"),
     "File › Build Instances from Repository": _with_path(build_wizard),
     "File › Quit": _with_path(quit_),

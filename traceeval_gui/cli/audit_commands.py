@@ -6,7 +6,7 @@ Items are numbered from 1 in the order annotators see them.
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,9 +29,17 @@ from core.errors import UsageError
 from core.languages import registry
 from core.scoring.scores import parse_languages
 from core.verdicts import LABEL_TITLES, LABELS
-from traceeval_gui.cli.common import modes_from, open_workspace, parse_option
+from traceeval_gui.cli.common import (
+    format_option,
+    modes_from,
+    open_workspace,
+    parse_option,
+    print_document,
+    records_text,
+)
 
 REPORT_FORMATS = ("md", "json", "csv")
+RECORD_FORMATS = ("text", "json", "jsonl", "csv")
 LABEL_HELP = "correct: a real call the program makes when run; wrong: no such call can happen; not_exercised: a " \
              "real call the harness never runs (only for edges outside the ground truth); unsure: cannot tell"
 
@@ -143,6 +151,13 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
     merge.add_argument("other", metavar="OTHER", help="the other workspace file (.sqlite)")
     dataset_args(merge)
     merge.set_defaults(handler=merge_command)
+    for action, formats, what in (
+            (new, ("text", "json"), "the audit created"), (listing, RECORD_FORMATS, "one audit per line"),
+            (status, ("text", "json"), "json: the whole audit report (as 'audit export --format json')"),
+            (items, RECORD_FORMATS, "one item per line"), (verdict, ("text", "json"), "the verdict stored"),
+            (undo, ("text", "json"), "what was undone"), (adjudicate, ("text", "json"), "the final verdict"),
+            (answer, ("text", "json"), "the answer stored"), (merge, ("text", "json"), "what was merged")):
+        format_option(action, formats, help=f"output format: {', '.join(formats)} ({what})")
 
 
 def _audit_args(parser, dataset_args) -> None:
@@ -164,6 +179,9 @@ def new_audit(args) -> int:
             margin=args.margin, confidence=args.confidence, seed=args.seed, strata=strata,
             split=None if args.split == "all" else args.split, languages=parse_option(parse_languages, args.languages),
             annotators=annotators, modes=modes_from(args), blind=args.blind)
+        if args.format == "json":
+            print_document("audit", {"audit": _audit_record(audit)})
+            return 0
         print(f"created audit {audit.name!r}: {describe(audit)}")
         print(f"fingerprint {audit.fingerprint} (another workspace given the same options gets the same sample)")
         who = "--annotator NAME"
@@ -174,6 +192,13 @@ def new_audit(args) -> int:
 def list_audits(args) -> int:
     with audit_store(args) as store:
         audits = store.audits()
+        if args.format != "text":
+            records = [{**_audit_record(audit), "progress": store.progress(audit.name)} for audit in audits]
+            if args.format == "json":
+                print_document("audits", {"audits": records})
+            else:
+                print(records_text(records, args.format), end="")
+            return 0
         if not audits:
             print("no audits yet (traceeval audit new NAME --size 100)")
         for audit in audits:
@@ -188,6 +213,11 @@ def audit_status(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         report = audit_report(ws, args.name)
+        if args.format == "json":
+            from core.audit.export import render_report
+
+            print(render_report(report, "json"), end="")
+            return 0
         print(report_markdown(report, sections=("definition", "progress", "estimate", "disagreements", "baseline")))
     return 0
 
@@ -196,6 +226,15 @@ def list_items(args) -> int:
     with audit_store(args) as store:
         audit = store.get(args.name)
         mine = _own_labels(store, audit, args.annotator) if args.annotator else {}
+        if args.format != "text":
+            records = [_item_record(item, mine.get(item.position, ""), audit.blind and bool(args.annotator))
+                       for item in store.items(audit.name)]
+            if args.format == "json":
+                print_document("audit-items", {"audit": audit.name, "annotator": args.annotator or "",
+                                               "items": records})
+            else:
+                print(records_text(records, args.format, ITEM_COLUMNS), end="")
+            return 0
         for item in store.items(audit.name):
             what = f"{item.caller} → {item.callee}" if item.callee else f"which functions does {item.caller} call?"
             label = mine.get(item.position, "")
@@ -209,6 +248,9 @@ def give_verdict(args) -> int:
     with audit_store(args) as store:
         item = _fitting_item(store, args.name, args.position, args.label)
         verdict = store.give_verdict(args.name, item.ref, args.annotator, args.label, args.note)
+        if args.format == "json":
+            print_document("audit-verdict", {"item": args.position, "verdict": dataclasses.asdict(verdict)})
+            return 0
         print(f"item {args.position}: {LABEL_TITLES[verdict.label]} ({args.annotator}, {verdict.created_at})")
     return 0
 
@@ -216,6 +258,10 @@ def give_verdict(args) -> int:
 def undo_verdict(args) -> int:
     with audit_store(args) as store:
         restored = store.undo(store.get(args.name).name, args.annotator)
+        if args.format == "json":
+            print_document("audit-undo", {"annotator": args.annotator, "undone": restored is not None,
+                                          "now": dataclasses.asdict(restored) if restored is not None else None})
+            return 0 if restored is not None else 1
         if restored is None:
             print(f"nothing to undo for {args.annotator}")
             return 1
@@ -228,6 +274,11 @@ def adjudicate_item(args) -> int:
     with audit_store(args) as store:
         item = _fitting_item(store, args.name, args.position, args.label)
         store.adjudicate(args.name, item.ref, args.label, args.by, args.reason)
+        if args.format == "json":
+            print_document("audit-adjudication", {"item": args.position, "caller": item.caller,
+                                                  "callee": item.callee, "instance": item.instance_key,
+                                                  "label": args.label, "by": args.by, "reason": args.reason})
+            return 0
         print(f"item {args.position}: final verdict {LABEL_TITLES[args.label]} (decided by {args.by})")
     return 0
 
@@ -242,6 +293,11 @@ def answer_question(args) -> int:
         callees = [c.strip() for text in args.callees for c in text.split(",") if c.strip()]
         store.store_answer(args.name, args.annotator, item.instance_key, item.caller, callees)
         refresh_baseline_predictions(store.ws, args.name, args.annotator, [item.instance_key])
+        if args.format == "json":
+            print_document("audit-answer", {"question": args.position, "instance": item.instance_key,
+                                            "caller": item.caller, "callees": callees,
+                                            "model": human_model_name(args.annotator)})
+            return 0
         print(f"question {args.position} ({item.caller}): {', '.join(callees) or 'no calls'} "
               f"— stored as model {human_model_name(args.annotator)}")
     return 0
@@ -256,8 +312,7 @@ def show_agreement(args) -> int:
         report = audit_report(ws, args.name)
         if args.format == "json":
             data = report_json(report)
-            json.dump({"agreement": data["agreement"], "disagreements": data["disagreements"]}, sys.stdout, indent=2)
-            print()
+            print_document("audit-agreement", {"agreement": data["agreement"], "disagreements": data["disagreements"]})
         else:
             print(report_markdown(report, sections=("agreement", "disagreements")))
     return 0
@@ -284,6 +339,16 @@ def merge_command(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         result = merge_workspace(ws, args.other)
+        if args.format == "json":
+            print_document("audit-merge", {
+                "source": str(result.source), "summary": result.summary(), "audits_added": list(result.audits_added),
+                "audits_updated": list(result.audits_updated), "verdicts_added": result.verdicts_added,
+                "adjudications_added": result.adjudications_added, "answers_added": result.answers_added,
+                "conflicts": [{"kind": c.kind, "audit": c.audit, "annotator": c.annotator, "stands": c.stands,
+                               "description": c.describe()} for c in result.conflicts],
+                "skipped": [{"audit": audit, "reason": reason} for audit, reason in result.skipped],
+                "models_refreshed": list(result.models_refreshed)})
+            return 0
         print(result.summary())
         for conflict in result.conflicts:
             print(f"  conflict: {conflict.describe()}")
@@ -293,6 +358,22 @@ def merge_command(args) -> int:
 
 
 # -- helpers ----------------------------------------------------------------------------------------
+ITEM_COLUMNS = ("number", "audit", "position", "instance_key", "instance_id", "language", "repo", "caller", "callee",
+                "edge_class", "stratum", "stratum_size", "label")
+
+
+def _item_record(item: AuditItem, label: str, blind: bool) -> dict:
+    """An item as a record; blind and not yet judged, without its class (nor the stratum, which names it)."""
+    record = {"number": item.position + 1, **dataclasses.asdict(item), "label": label}
+    if blind and not label:
+        record["edge_class"] = record["stratum"] = ""
+    return record
+
+
+def _audit_record(audit: Audit) -> dict:
+    return {**dataclasses.asdict(audit), "description": describe(audit)}
+
+
 @contextmanager
 def audit_store(args) -> Iterator[AuditStore]:
     """The audits of the command's workspace (closed when the command is done)."""

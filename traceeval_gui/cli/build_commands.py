@@ -1,7 +1,6 @@
 """`traceeval build | candidates`: new verified instances from any repository (core.instances)."""
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from pathlib import Path
@@ -11,7 +10,15 @@ from core.errors import UsageError
 from core.instances.records import REJECTION_REASONS
 from core.languages import registry
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
-from traceeval_gui.cli.common import ProgressLine, endpoint_options, run_settings, sigint_sets
+from traceeval_gui.cli.common import (
+    ProgressLine,
+    endpoint_options,
+    format_option,
+    print_document,
+    records_text,
+    run_settings,
+    sigint_sets,
+)
 
 if TYPE_CHECKING:
     from core.instances.batch import BatchReport
@@ -66,7 +73,7 @@ def register(commands) -> None:
     where.add_argument("--cluster", metavar="ADDRESS",
                        help="run the repositories on a Dask scheduler, e.g. tcp://10.0.0.5:8786 (the workers must "
                             "see the repository folders at the same paths)")
-    build.add_argument("--format", choices=("text", "json"), default="text", help="the summary's format")
+    format_option(build, help="the summary's format: text or json (one document)")
     build.set_defaults(handler=build_command)
 
     candidates = commands.add_parser(
@@ -80,8 +87,9 @@ def register(commands) -> None:
                             help="a target must call at least N of the repository's functions (default 2)")
     candidates.add_argument("--max-files", type=int, default=20, metavar="N",
                             help="files a program may need (default 20)")
-    candidates.add_argument("--format", choices=("text", "json"), default="text",
-                            help="text: a numbered list; json: the candidates and the targets that cannot stand alone")
+    format_option(candidates, ("text", "json", "jsonl", "csv"),
+                  help="text: a numbered list; json: the candidates and the targets that cannot stand alone; "
+                       "jsonl, csv: one candidate per line")
     candidates.set_defaults(handler=candidates_command)
 
 
@@ -159,10 +167,10 @@ def _harness_source(args, repos: list[Path]) -> tuple[RunSettings | None, str]:
 def _print_report(report: BatchReport, out: str, output_format: str) -> None:
     summary = report.summary
     if output_format == "json":
-        print(json.dumps({"language": report.language, "repositories": report.repositories,
-                          "resumed": report.resumed, "built": report.built, "failed": report.failed,
-                          "stopped": report.stopped, "seconds": round(report.seconds, 2),
-                          "summary": summary.to_dict() if summary else None}, indent=2))
+        print_document("build", {"language": report.language, "repositories": report.repositories,
+                                 "resumed": report.resumed, "built": report.built, "failed": report.failed,
+                                 "stopped": report.stopped, "seconds": round(report.seconds, 2),
+                                 "summary": summary.to_dict() if summary else None})
         return
     for repo, error in report.failed:
         print(f"failed: {repo}: {error}", file=sys.stderr)
@@ -191,12 +199,16 @@ def candidates_command(args) -> int:
 
     candidates, problems = find_candidates(Path(args.repo), args.language, min_callees=args.min_callees,
                                            max_files=args.max_files)
+    records = [{"name": c.name, "kind": c.kind, "file": c.original_file, "line": c.line,
+                "internal_callees": list(c.internal_callees), "files": c.files} for c in candidates]
     if args.format == "json":
-        print(json.dumps({"candidates": [{"name": c.name, "kind": c.kind, "file": c.original_file, "line": c.line,
-                                          "internal_callees": list(c.internal_callees), "files": c.files}
-                                         for c in candidates],
-                          "cannot_stand_alone": [{"name": p.name, "file": p.file, "reason": p.reason,
-                                                  "detail": p.detail} for p in problems]}, indent=2))
+        print_document("candidates", {"candidates": records,
+                                      "cannot_stand_alone": [{"name": p.name, "file": p.file, "reason": p.reason,
+                                                              "detail": p.detail} for p in problems]})
+        return 0
+    if args.format in ("jsonl", "csv"):
+        print(records_text(records, args.format, ("name", "kind", "file", "line", "internal_callees", "files")),
+              end="")
         return 0
     print(f"{len(candidates)} candidate(s) in {args.repo} ({args.language}):")
     for number, c in enumerate(candidates, 1):

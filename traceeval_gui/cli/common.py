@@ -1,17 +1,23 @@
 """What every command needs: the dataset and workspace from the options, progress on stderr, Ctrl-C."""
 from __future__ import annotations
 
+import csv
+import io
+import json
 import signal
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from core.dataset.indexing import IndexReport, dataset_path, open_dataset
 from core.dataset.workspace import Workspace
 from core.errors import UsageError
 from core.llm.endpoints import RunSettings
 from core.llm.prompt_wording import PromptWording
+from core.payloads import json_document, json_lines
 from core.release.checkout import RELEASE_ENV, prompt_wording
 from core.report.terminal_text import raw_stream, visible
 from core.scoring.normalise import parse_modes
@@ -153,6 +159,29 @@ def format_option(parser, formats: tuple[str, ...] = ("text", "json"), help: str
     one plain record per line."""
     parser.add_argument("--format", choices=formats, default=formats[0],
                         help=help or f"output format: {', '.join(formats)} (default {formats[0]})")
+
+
+def records_text(records: Sequence[Mapping[str, Any]], fmt: str, columns: Sequence[str] = ()) -> str:
+    """A list of records as JSON Lines or CSV (`columns`, default the first record's keys; a nested value is written
+    as compact JSON in its cell)."""
+    if fmt == "jsonl":
+        return json_lines(records)
+    if fmt != "csv":
+        raise ValueError(f"records are jsonl or csv, not {fmt!r}")
+    columns = list(columns) or (list(records[0]) if records else [])
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow(["" if record.get(c) is None else
+                         json.dumps(record[c], ensure_ascii=False, separators=(",", ":"))
+                         if isinstance(record.get(c), (dict, list, tuple, bool)) else record[c] for c in columns])
+    return buffer.getvalue()
+
+
+def print_document(schema: str, body: Mapping[str, Any], version: int = 1) -> None:
+    """One JSON document with `schema` and `version` (core.payloads) on stdout."""
+    print(json_document(schema, body, version), end="")
 
 
 def instance_arg(parser) -> None:

@@ -1,14 +1,13 @@
 """`traceeval info | validate`."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 from core.dataset.validation import validate_dataset
 from core.errors import ReleaseError
 from core.languages import registry
 from core.payloads import json_document
-from traceeval_gui.cli.common import ProgressLine, dataset_root, open_workspace, wording_from
+from traceeval_gui.cli.common import ProgressLine, dataset_root, open_workspace, records_text, wording_from
 
 
 def info(args) -> int:
@@ -72,9 +71,11 @@ def validate(args) -> int:
     report = validate_dataset(root, args.splits, deep=not args.quick, progress=ProgressLine("validating"))
     problems = [p for p in report.problems if not args.errors_only or p.severity == "error"]
     if args.format == "json":
-        print(json.dumps({"dataset": str(root), "programs": report.programs, "loaded": report.loaded,
-                          "problems": [{"path": p.path, "message": p.message, "severity": p.severity,
-                                        "instance_id": p.instance_id} for p in problems]}, indent=2))
+        print(json_document("validate", {"dataset": str(root), "programs": report.programs, "loaded": report.loaded,
+                                         "problems": [p.as_record() for p in problems]}), end="")
+    elif args.format in ("jsonl", "csv"):
+        print(records_text([p.as_record() for p in problems], args.format,
+                           ("path", "message", "severity", "instance_id")), end="")
     else:
         for problem in problems:
             print(f"{problem.severity}: {problem}")

@@ -1,7 +1,8 @@
 """`traceeval import-inspect`: inspect_ai `.eval` logs of the `traceeval` task as predictions (docs/inspect.md)."""
 from __future__ import annotations
 
-from traceeval_gui.cli.common import open_workspace
+from traceeval_gui.cli.common import format_option, open_workspace
+from traceeval_gui.cli.results_commands import report_import
 
 
 def register(commands, dataset_help: str, workspace_args) -> None:
@@ -16,6 +17,7 @@ def register(commands, dataset_help: str, workspace_args) -> None:
     imp.add_argument("--dataset", help=dataset_help)
     imp.add_argument("--model", help="model name to store instead of the log's (e.g. openai/gpt-4o)")
     workspace_args(imp)
+    format_option(imp, help="text: one line per model and problem; json: what was stored and the problems")
     imp.set_defaults(handler=import_inspect)
 
 
@@ -24,13 +26,4 @@ def import_inspect(args) -> int:
 
     ws, _ = open_workspace(args, args.dataset)
     with ws:
-        report = import_inspect_logs(ws, args.logs, args.model)
-        for problem in report.problems:
-            print(f"{problem.severity}: {problem}")
-        if not report.stored:
-            print(f"nothing imported from {report.files} file(s)")
-            return 1
-        for model, stored in sorted(report.stored.items()):
-            print(f"{model}: {stored:,} prediction(s) stored")
-        print(f"workspace: {ws.path}")
-    return 0
+        return report_import(ws, import_inspect_logs(ws, args.logs, args.model), args.format, "import-inspect")

@@ -60,8 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "callgraph.json, bad UTF-8, unknown language, no sources, split-file inconsistencies, and "
                     "ground-truth names that cannot be placed in the source. Exit status 1 when any is found.")
     _dataset_args(validate, workspace=False)
-    validate.add_argument("--format", choices=("text", "json"), default="text",
-                          help="text: one 'severity: file: problem' line each and a total; json: counts and problems")
+    format_option(validate, ("text", "json", "jsonl", "csv"),
+                  help="text: one 'severity: file: problem' line each and a total; json: counts and problems; "
+                       "jsonl, csv: one problem per line")
     validate.add_argument("--quick", action="store_true", help="skip the source-level checks (name placement)")
     validate.add_argument("--errors-only", action="store_true", help="only problems that make a program unusable")
     validate.set_defaults(handler=dataset_commands.validate)
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("results", metavar="RESULTS", nargs="+", help="results files or folders holding them")
     imp.add_argument("--model", help="model name to use instead of the one in the files")
     _workspace_args(imp)
+    format_option(imp, help="text: what was stored and each problem; json: the same as one document")
     imp.set_defaults(handler=results_commands.import_results)
 
     score = commands.add_parser(
@@ -106,9 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--dataset", help=DATASET_HELP)
     _workspace_args(diff)
     _modes_args(diff)
-    diff.add_argument("--format", choices=("text", "json"), default="text",
-                      help="text: counts, scores and one 'TP/FP/FN caller -> callee' line per edge; json: the edge "
-                           "lists, scores and parse problems")
+    format_option(diff, ("text", "json", "jsonl", "csv"),
+                  help="text: counts, scores and one 'TP/FP/FN caller -> callee' line per edge; json: the edge "
+                       "lists, scores and parse problems; jsonl, csv: one edge per line with its class")
     diff.set_defaults(handler=results_commands.diff)
 
     export = commands.add_parser(
@@ -121,10 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, metavar="DIR", help="folder to write the files into")
     export.add_argument("--timestamp", help="timestamp to record instead of now (for reproducible files)")
     _modes_args(export)
+    format_option(export, help="text: one 'wrote FILE' line each; json: the files written, as one document")
     export.set_defaults(handler=results_commands.export_results)
 
     models = commands.add_parser("models", help="list the models imported into the workspace")
     _dataset_args(models)
+    format_option(models, ("text", "json", "jsonl", "csv"), help="text: one line per model; json: one document; "
+                                                                "jsonl, csv: one model per line")
     models.set_defaults(handler=results_commands.models)
 
     trace = commands.add_parser(
@@ -137,9 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--language", choices=registry.names(), help="language (default: guessed from the files)")
     trace.add_argument("--runs", type=int, default=1, metavar="N",
                        help="run N times and report edges seen in only some runs (non-determinism)")
-    trace.add_argument("--json", action="store_true",
-                       help="print the full trace run: status, timings, nodes with spans, edges with call counts "
-                            "and call-site lines, unresolved frames, output tails")
+    format_option(trace, help="text: the witnessed graph in the callgraph.json format (the release's own file "
+                              "format, so it can be saved as one); json: the full trace run: status, timings, "
+                              "nodes with spans, edges with call counts and call-site lines, unresolved frames, "
+                              "output tails")
+    trace.add_argument("--json", action="store_true", help="the same as --format json (kept for older scripts)")
     _trace_args(trace)
     _workspace_args(trace)
     trace.set_defaults(handler=trace_commands.trace)
@@ -159,13 +166,17 @@ def build_parser() -> argparse.ArgumentParser:
     retrace.add_argument("--instances", metavar="KEYS", help="comma-separated language/id keys (default: all)")
     retrace.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
     retrace.add_argument("--split", choices=("test", "train", "all"), default="all", help="programs to trace")
-    retrace.add_argument("--format", choices=("text", "csv", "json"), default="text", help="--check report format")
+    format_option(retrace, ("text", "json", "jsonl", "csv"),
+                  help="the --check report: text, json (one document), jsonl (one instance per line) or csv (one "
+                       "differing edge per line); without --check, json is the batch's summary")
     retrace.add_argument("--all", action="store_true", help="list agreeing instances too in the text report")
     retrace.add_argument("-o", "--output", metavar="FILE", help="write the --check report to FILE")
     _trace_args(retrace)
     retrace.set_defaults(handler=trace_commands.retrace)
 
     doctor = commands.add_parser("doctor", help="which toolchains and sandbox features work on this machine")
+    format_option(doctor, ("text", "json", "jsonl", "csv"), help="text: one line per check; json: one document; "
+                                                                "jsonl, csv: one check per line")
     doctor.set_defaults(handler=trace_commands.doctor)
 
     view_commands.register(commands, DATASET_HELP, _dataset_args, _workspace_args, _modes_args)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import threading
 from pathlib import Path
@@ -20,14 +19,17 @@ from core.scoring.answers import answer_lines, unanswered_questions
 from core.scoring.normalise import MODES
 from core.scoring.rules import PAPER, rules_title
 from core.scoring.scores import score_table
-from core.scoring.tables import render_table
+from core.scoring.tables import render_table, table_to_dict
 from traceeval_gui.cli.common import (
     ProgressLine,
     endpoint_options,
+    format_option,
     instance_arg,
     instance_key_of,
     model_names,
     open_workspace,
+    print_document,
+    records_text,
     release_option,
     rules_option,
     run_settings,
@@ -38,6 +40,9 @@ from traceeval_gui.cli.common import (
 
 if TYPE_CHECKING:
     from core.llm.runner import RunReport
+
+RUN_COLUMNS = ("id", "model", "endpoint_model", "base_url", "started_at", "finished_at", "status", "message",
+               "requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd", "params")
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
@@ -53,9 +58,8 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     workspace_args(prompt)
     release_option(prompt)
     rules_option(prompt, "the prompt is assembled")
-    prompt.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: the wording, then both messages; json: messages, question keys, hash, size "
-                             "and wording")
+    format_option(prompt, help="text: the wording, then both messages; json: messages, question keys, hash, "
+                               "size and wording")
     prompt.set_defaults(handler=show_prompt)
 
     predict = commands.add_parser(
@@ -94,6 +98,9 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     predict.add_argument("--no-results-files", action="store_true", help="do not write released results files")
     predict.add_argument("--dry-run", action="store_true",
                          help="build the prompts and report how many would be sent and their size; send nothing")
+    format_option(predict, help="text: the score table (progress and files written on stderr); json: the run's "
+                                "report, the files written and the table as one document (with --dry-run: the "
+                                "estimate)")
     predict.set_defaults(handler=predict_command)
 
     answer = commands.add_parser(
@@ -105,13 +112,16 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     answer.add_argument("--model", required=True, help="model name (see 'traceeval models')")
     answer.add_argument("--dataset", help=dataset_help)
     workspace_args(answer)
-    answer.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: each line with its reading; json: lines, unanswered questions, parse problems")
+    format_option(answer, ("text", "json", "jsonl", "csv"),
+                  help="text: each line with its reading; json: lines, unanswered questions, parse problems; "
+                       "jsonl, csv: one answer line per line")
     answer.set_defaults(handler=show_answer)
 
     runs = commands.add_parser("runs", help="the model runs made with 'predict' and how they ended")
     dataset_args(runs)
     runs.add_argument("--model", help="only this model")
+    format_option(runs, ("text", "json", "jsonl", "csv"), help="text: one line per run; json: one document; "
+                                                              "jsonl, csv: one run per line")
     runs.set_defaults(handler=show_runs)
 
 
@@ -123,11 +133,11 @@ def show_prompt(args) -> int:
     prompt = build_prompt(instance, wording=wording, rules=args.rules)
     if args.format == "json":
         chars = len(prompt.system) + len(prompt.user)
-        print(json.dumps({"instance": prompt.instance_key, "language": prompt.language, "hash": prompt.hash,
-                          "wording": prompt.wording_label, "wording_tag": prompt.wording, "release": wording.path,
-                          "rules": prompt.rules, "messages": prompt.messages, "keys": list(prompt.keys),
-                          "characters": chars, "approx_tokens": approximate_tokens(chars)},
-                         indent=2, ensure_ascii=False))
+        print_document("prompt", {
+            "instance": prompt.instance_key, "language": prompt.language, "hash": prompt.hash,
+            "wording": prompt.wording_label, "wording_tag": prompt.wording, "release": wording.path,
+            "rules": prompt.rules, "messages": prompt.messages, "keys": list(prompt.keys), "characters": chars,
+            "approx_tokens": approximate_tokens(chars)})
     else:
         print(prompt.render(), end="")
     return 0
@@ -148,17 +158,25 @@ def predict_command(args) -> int:
               f"answered, {len(todo):,} to ask ({settings.base_url}, {settings.concurrency} at once)", file=sys.stderr)
         print(f"prompts: {wording.label}; {rules_title(settings.rules)}", file=sys.stderr)
         if args.dry_run:
-            return _dry_run(ws, todo, settings, prices, wording)
+            return _dry_run(ws, todo, settings, prices, wording, args.format)
         remember_endpoint(settings)
         report = _run_with_interrupt(ws, settings, keys, prices, args.redo, wording)
         _print_report(report)
         name = settings.stored_name
+        files = []
         if not args.no_results_files and ws.predicted_keys(name):
-            for path in write_released_results(ws, name, Path(args.out), MODES,
-                                               {"endpoint_model": settings.model, "base_url": settings.base_url}):
+            files = write_released_results(ws, name, Path(args.out), MODES,
+                                           {"endpoint_model": settings.model, "base_url": settings.base_url})
+            for path in files:
                 print(f"wrote {path}", file=sys.stderr)
-        if ws.predicted_keys(name):
-            print(render_table(score_table(ws, [name], selection, frozenset(MODES)), "text"), end="")
+        table = score_table(ws, [name], selection, frozenset(MODES)) if ws.predicted_keys(name) else None
+        if args.format == "json":
+            run = dataclasses.asdict(report)
+            run["failed"] = [{"instance": key, "error": error} for key, error in report.failed]
+            print_document("predict", {"run": run, "files": [str(path) for path in files],
+                                       "table": table_to_dict(table) if table is not None else None})
+        elif table is not None:
+            print(render_table(table, "text"), end="")
     if report.status == "interrupted" or report.status == "cancelled":
         return 130
     return 0 if report.status == "finished" and not report.failed else 1
@@ -178,8 +196,12 @@ def _selected_keys(ws, args, selection) -> list[str]:
     return keys
 
 
-def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording) -> int:
+def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording, fmt: str) -> int:
     estimate = dry_run(ws, keys, settings, wording, prices)
+    if fmt == "json":
+        print_document("predict-dry-run", {**dataclasses.asdict(estimate), "input_tokens": estimate.input_tokens,
+                                           "input_cost": estimate.input_cost, "output_cost": estimate.output_cost})
+        return 0
     line = (f"dry run: {estimate.prompts:,} prompt(s), {estimate.characters:,} characters, "
             f"≈{estimate.input_tokens:,} input tokens")
     if estimate.input_cost is not None:
@@ -229,12 +251,14 @@ def show_answer(args) -> int:
     missing = unanswered_questions(lines, keys)
     wording = wording_label(prediction.prompt_wording)
     if args.format == "json":
-        print(json.dumps({"instance": key, "model": args.model, "prompt_hash": prediction.prompt_hash,
-                          "prompt_wording": wording,
-                          "parse_problems": list(prediction.parse_problems),
-                          "lines": [dataclasses.asdict(line) for line in lines],
-                          "missing": [{"question": n, "key": keys[n - 1]} for n in missing]},
-                         indent=2, ensure_ascii=False))
+        print_document("answer", {"instance": key, "model": args.model, "prompt_hash": prediction.prompt_hash,
+                                  "prompt_wording": wording,
+                                  "parse_problems": list(prediction.parse_problems),
+                                  "lines": [dataclasses.asdict(line) for line in lines],
+                                  "missing": [{"question": n, "key": keys[n - 1]} for n in missing]})
+        return 0
+    if args.format in ("jsonl", "csv"):
+        print(records_text([dataclasses.asdict(line) for line in lines], args.format), end="")
         return 0
     print(f"{key}  model {args.model}  {len(keys)} question(s)  (prompt: {wording})")
     for problem in prediction.parse_problems:
@@ -253,6 +277,13 @@ def show_runs(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         rows = ws.model_run_rows(args.model)
+    if args.format != "text":
+        records = [dataclasses.asdict(row) for row in rows]
+        if args.format == "json":
+            print_document("runs", {"runs": records})
+        else:
+            print(records_text(records, args.format, RUN_COLUMNS), end="")
+        return 0
     if not rows:
         print("no model runs yet (traceeval predict DATASET --model M --base-url URL)")
     for row in rows:

@@ -8,6 +8,7 @@ from core.release.checkout import RELEASE_ENV, find_release_script
 from core.release.parity import check_parity, render_parity
 from traceeval_gui.cli.common import (
     ProgressLine,
+    format_option,
     model_names,
     open_workspace,
     release_option,
@@ -34,8 +35,7 @@ def register(commands, dataset_args, selection_args) -> None:
     parity.add_argument("--seed", type=int, default=0, help="seed of the program sample (default 0)")
     parity.add_argument("--python", metavar="PATH",
                         help="the Python that runs the release (default: $TRACEEVAL_PYTHON, else this one)")
-    parity.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: a summary and every difference; json: every cell, prompt and answer")
+    format_option(parity, help="text: a summary and every difference; json: every cell, prompt and answer")
     parity.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     parity.set_defaults(handler=parity_check)
 

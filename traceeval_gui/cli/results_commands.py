@@ -1,7 +1,6 @@
 """`traceeval import-results | score | diff | models`."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,24 +15,37 @@ from traceeval_gui.cli.common import (
     model_names,
     modes_from,
     open_workspace,
+    print_document,
+    records_text,
     rules_from,
     selection_from,
     write_output,
 )
 
+MODEL_COLUMNS = ("name", "predictions", "illustrative", "note", "sources", "imported_at")
+
 
 def import_results(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
-        report = import_into(ws, args.results, args.model)
-        for problem in report.problems:
-            print(f"warning: {problem}" if problem.severity == "warning" else f"error: {problem}")
-        if not report.stored:
-            print(f"nothing imported from {report.files} file(s)")
-            return 1
-        for model, count in sorted(report.stored.items()):
-            print(f"{model}: {count:,} prediction(s) stored")
-        print(f"workspace: {ws.path}")
+        return report_import(ws, import_into(ws, args.results, args.model), args.format, "import-results")
+
+
+def report_import(ws, report, fmt: str, schema: str) -> int:
+    """What an import stored and the problems met, as text or one JSON document; exit 1 when nothing was stored."""
+    if fmt == "json":
+        print_document(schema, {
+            "workspace": str(ws.path), "files": report.files, "stored": dict(sorted(report.stored.items())),
+            "problems": [p.as_record() for p in report.problems]})
+        return 0 if report.stored else 1
+    for problem in report.problems:
+        print(f"warning: {problem}" if problem.severity == "warning" else f"error: {problem}")
+    if not report.stored:
+        print(f"nothing imported from {report.files} file(s)")
+        return 1
+    for model, count in sorted(report.stored.items()):
+        print(f"{model}: {count:,} prediction(s) stored")
+    print(f"workspace: {ws.path}")
     return 0
 
 
@@ -64,11 +76,16 @@ def diff(args) -> int:
         prediction = ws.predictions(args.model, [key])[key]
         scores = instance_scores(result.counts)
     if args.format == "json":
-        print(json.dumps({"instance": key, "model": args.model, "rules": rules, "normalisation": sorted(modes),
-                          "tp": [list(e) for e in result.tp], "fp": [list(e) for e in result.fp],
-                          "fn": [list(e) for e in result.fn], "precision": scores.precision,
-                          "recall": scores.recall, "f1": scores.f1, "instance_rule": INSTANCE_RULE,
-                          "parse_problems": list(prediction.parse_problems)}, indent=2))
+        print_document("diff", {"instance": key, "model": args.model, "rules": rules, "normalisation": sorted(modes),
+                                "tp": [list(e) for e in result.tp], "fp": [list(e) for e in result.fp],
+                                "fn": [list(e) for e in result.fn], "precision": scores.precision,
+                                "recall": scores.recall, "f1": scores.f1, "instance_rule": INSTANCE_RULE,
+                                "parse_problems": list(prediction.parse_problems)})
+        return 0
+    if args.format in ("jsonl", "csv"):
+        print(records_text([{"class": label, "caller": caller, "callee": callee}
+                            for label, edges in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn))
+                            for caller, callee in edges], args.format, ("class", "caller", "callee")), end="")
         return 0
     counts = result.counts
     print(f"{key}  model {args.model}  {rules_title(rules)}; normalisation: {', '.join(sorted(modes)) or 'off'}")
@@ -92,6 +109,10 @@ def export_results(args) -> int:
             metadata["timestamp"] = args.timestamp
         paths = write_released_results(ws, args.model, Path(args.out), modes_from(args), metadata,
                                        rules=rules_from(args))
+    if args.format == "json":
+        print_document("export-results", {"model": args.model, "out": str(Path(args.out)),
+                                          "files": [str(path) for path in paths]})
+        return 0
     for path in paths:
         print(f"wrote {path}")
     return 0
@@ -101,6 +122,14 @@ def models(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         rows = ws.models()
+        records = [{"name": r.name, "predictions": r.predictions, "illustrative": r.illustrative, "note": r.note,
+                    "sources": list(r.sources), "imported_at": r.imported_at} for r in rows]
+        if args.format == "json":
+            print_document("models", {"workspace": str(ws.path), "models": records})
+            return 0
+        if args.format in ("jsonl", "csv"):
+            print(records_text(records, args.format, MODEL_COLUMNS), end="")
+            return 0
         if not rows:
             print("no models imported yet (traceeval import-results DATASET RESULTS...)")
         for row in rows:

@@ -12,7 +12,7 @@ from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
-from traceeval_gui.cli.common import ProgressLine, open_workspace
+from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
 from tracers.retrace import retrace as retrace_instances
@@ -30,9 +30,9 @@ def trace(args) -> int:
     workspace_path = Path(args.workspace) if args.workspace else default_workspace_path(folder)
     with Workspace(workspace_path) as ws:
         run_id = ws.store_run(run)
-    if args.json:
-        print(json.dumps(run.to_dict(), indent=2))
-    else:
+    if args.json or args.format == "json":
+        print_document("trace-run", run.to_dict())
+    else:  # the ground-truth file format itself (callgraph.json), so it is written as the release writes it
         print(json.dumps(run.graph.to_dict(), indent=2))
     print(f"traceeval: {instance.key}: {run.status}: {run.message} (run #{run_id} in {workspace_path})",
           file=sys.stderr)
@@ -63,6 +63,12 @@ def retrace(args) -> int:
         print(f"traceeval: batch {batch}: traced {report.traced}, already done {report.skipped} "
               f"({statuses}; {report.seconds:.1f} s, {report.per_second:.1f} programs/s)", file=sys.stderr)
         if not args.check:
+            if args.format == "json":
+                print_document("retrace", {"batch": batch, "traced": report.traced, "skipped": report.skipped,
+                                           "statuses": dict(sorted(report.statuses.items())),
+                                           "seconds": report.seconds})
+            elif args.format in ("jsonl", "csv"):
+                raise UsageError(f"--format {args.format} lists the --check report's instances: add --check")
             return 0
         runs = ws.latest_runs(batch)
         truths = ws.ground_truths(keys)
@@ -70,6 +76,8 @@ def retrace(args) -> int:
     summary = replay.summarise(diffs)
     if args.format == "csv":
         text = replay.to_csv(diffs)
+    elif args.format == "jsonl":
+        text = records_text(replay.instance_records(diffs), "jsonl")
     elif args.format == "json":
         text = replay.to_json(diffs, summary)
     else:
@@ -83,6 +91,13 @@ def retrace(args) -> int:
 def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     rows += sandbox_report()
+    if args.format != "text":
+        records = [{"check": name, "ok": ok, "detail": detail} for name, ok, detail in rows]
+        if args.format == "json":
+            print_document("doctor", {"checks": records, "all_ok": all(ok for _, ok, _ in rows)})
+        else:
+            print(records_text(records, args.format, ("check", "ok", "detail")), end="")
+        return 0 if all(ok for _, ok, _ in rows) else 1
     width = max(len(name) for name, _, _ in rows)
     for name, ok, detail in rows:
         print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
@@ -111,10 +126,11 @@ def _options(args) -> TraceOptions:
 
 
 def _write(text: str, output: str | None) -> None:
+    text = text if text.endswith("\n") else text + "\n"  # one newline at the end, never a blank line
     if output:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        Path(output).write_text(text, encoding="utf-8")
     else:
-        print(text)
+        print(text, end="")
 
 
 def default_jobs() -> int:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 from pathlib import Path
 
 from core.errors import UsageError
 from core.languages import registry
+from core.payloads import json_document, json_lines
 from core.report.overlay import (
     BOTH_RIGHT,
     BOTH_WRONG,
@@ -23,7 +23,9 @@ from core.report.view_modes import VIEW_MODES
 from core.scoring.metrics import INSTANCE_RULE, instance_scores
 from core.scoring.rules import rules_title
 from core.scoring.scores import NormalisedTruths, instance_counts
+from core.scoring.stats import PAIRED_RESAMPLES
 from traceeval_gui.cli.common import (
+    format_option,
     instance_arg,
     instance_key_of,
     model_names,
@@ -59,10 +61,20 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
                          help="programs to compare (default: all)")
     compare.add_argument("--languages", default=",".join(registry.names()),
                          help="comma-separated languages (default: all)")
+    compare.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
     modes_args(compare)
-    compare.add_argument("--format", choices=("text", "csv", "json"), default="text",
-                         help="output format: a text table, CSV rows or JSON")
-    compare.set_defaults(handler=compare_models, repo=None)
+    compare.add_argument("--stats", action="store_true",
+                         help="paired statistics instead of the ranking: F1(B) - F1(A) per language and macro with "
+                              "a paired bootstrap interval, and an exact sign test over programs")
+    compare.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                         help="--stats: the interval's confidence level (default 0.95)")
+    compare.add_argument("--resamples", type=int, default=PAIRED_RESAMPLES, metavar="N",
+                         help=f"--stats: bootstrap resamples (default {PAIRED_RESAMPLES:,})")
+    compare.add_argument("--seed", type=int, default=0, help="--stats: bootstrap seed (default 0)")
+    format_option(compare, ("text", "json", "jsonl", "csv", "md"),
+                  help="text: a table; json: one document; jsonl and csv: one row per program, edge or language "
+                       "(--stats); md: the --stats table in Markdown")
+    compare.set_defaults(handler=compare_models)
 
     graph = commands.add_parser(
         "graph", help="export one program's call graph picture: SVG, DOT, GraphML or JSON",
@@ -107,6 +119,10 @@ def compare_models(args) -> int:
         raise UsageError(f"compare needs two different models (A and B are both {args.model_a!r})")
     if args.top is not None and args.top < 0:
         raise UsageError(f"--top must be 0 or more, not {args.top}")
+    if args.format == "md" and not args.stats:
+        raise UsageError("--format md is for --stats (the ranking and the edges are json, jsonl, csv or text)")
+    if args.stats and args.instance:
+        raise UsageError("--stats compares the models over programs: it does not take --instance")
     ws, _ = open_workspace(args)
     with ws:
         model_names(f"{args.model_a},{args.model_b}", ws)
@@ -114,6 +130,8 @@ def compare_models(args) -> int:
         if args.instance:
             return _compare_instance(args, ws, instance_key_of(ws, args.instance), modes, rules)
         selection = selection_from(args, ws)
+        if args.stats:
+            return _compare_stats(args, ws, selection, modes, rules)
         rows = selection.rows(ws)
         truths = NormalisedTruths(ws, modes, rules)
         counts_a = instance_counts(ws, args.model_a, rows, modes, truths, rules)
@@ -124,16 +142,18 @@ def compare_models(args) -> int:
     a_wins, b_wins = sum(d.delta > 0 for d in ranked), sum(d.delta < 0 for d in ranked)
     top = args.top if args.top is not None else (TEXT_TOP if args.format == "text" else 0)
     shown = ranked[:top] if top else ranked
+    records = [{"rank": rank, "instance": d.key, "language": by_key[d.key].language, "split": by_key[d.key].split,
+                "f1_a": d.f1_a, "f1_b": d.f1_b, "delta": d.delta, "a": _counts_dict(d.counts_a),
+                "b": _counts_dict(d.counts_b)} for rank, d in enumerate(shown, 1)]
     if args.format == "json":
-        print(json.dumps({
+        print(json_document("compare", {
             "model_a": args.model_a, "model_b": args.model_b, "rules": rules, "normalisation": sorted(modes),
             "split": selection.split or "all", "languages": list(selection.languages), "instance_rule": INSTANCE_RULE,
             "programs": len(ranked), "a_better": a_wins, "b_better": b_wins, "tied": len(ranked) - a_wins - b_wins,
-            "one_model_only": one_only,
-            "rows": [{"rank": rank, "instance": d.key, "language": by_key[d.key].language,
-                      "split": by_key[d.key].split, "f1_a": d.f1_a, "f1_b": d.f1_b, "delta": d.delta,
-                      "a": _counts_dict(d.counts_a), "b": _counts_dict(d.counts_b)}
-                     for rank, d in enumerate(shown, 1)]}, indent=2))
+            "one_model_only": one_only, "rows": records}), end="")
+        return 0 if ranked else 1
+    if args.format == "jsonl":
+        print(json_lines(records), end="")
         return 0 if ranked else 1
     if args.format == "csv":
         buffer = io.StringIO()
@@ -186,17 +206,20 @@ def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> 
     edges = sorted(((category, edge) for category, members in groups.items() for edge in members),
                    key=lambda item: (order[item[0]], item[1].caller, item[1].callee))
     counts = {name: counts_of(overlay, name) for name in (args.model_a, args.model_b)}
+    records = [{"class": category, "caller": e.caller, "callee": e.callee, "truth": e.truth,
+                "a": e.kind(args.model_a), "b": e.kind(args.model_b)} for category, e in edges]
     if args.format == "json":
-        print(json.dumps({
+        print(json_document("compare-instance", {
             "instance": key, "model_a": args.model_a, "model_b": args.model_b, "rules": rules,
             "normalisation": sorted(modes),
             "instance_rule": INSTANCE_RULE,
             "scores": {letter: {**_counts_dict(counts[name]), **_scores_dict(counts[name])}
                        for letter, name in (("a", args.model_a), ("b", args.model_b))},
             "classes": {category: len(groups[category]) for category in COMPARE_CLASSES},
-            "edges": [{"class": category, "caller": e.caller, "callee": e.callee, "truth": e.truth,
-                       "a": e.kind(args.model_a), "b": e.kind(args.model_b)} for category, e in edges]},
-            indent=2))
+            "edges": records}), end="")
+        return 0
+    if args.format == "jsonl":
+        print(json_lines(records), end="")
         return 0
     if args.format == "csv":
         buffer = io.StringIO()
@@ -219,6 +242,23 @@ def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> 
                 f"B: {_says(e.kind(args.model_b))}")
         print(f"{EDGE_STYLES[category].label:<{width}}  {e.caller} -> {e.callee}   ({says})")
     return 0
+
+
+def _compare_stats(args, ws, selection, modes: frozenset[str], rules: str) -> int:
+    from core.scoring.paired import paired_stats  # numpy
+    from core.scoring.paired_tables import paired_to_dict, render_paired
+
+    if not 0 < args.confidence < 1:
+        raise UsageError(f"--confidence must be between 0 and 1, not {args.confidence}")
+    if args.resamples < 0:
+        raise UsageError(f"--resamples must be 0 or more, not {args.resamples}")
+    stats = paired_stats(ws, args.model_a, args.model_b, selection, modes, rules, args.confidence, args.resamples,
+                         args.seed)
+    if args.format == "jsonl":
+        print(json_lines(paired_to_dict(stats)["rows"]), end="")
+    else:
+        print(render_paired(stats, args.format), end="")
+    return 0 if stats.rows else 1
 
 
 def _says(kind: str | None) -> str:

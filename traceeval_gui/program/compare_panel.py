@@ -4,13 +4,17 @@ Left, this program: how many edges both models get right, only A, only B, neithe
 also filter and count every edge), and every edge with what the truth, A and B say (its bounded part
 beyond core.report.overlay.SHOWN_EDGE_LIMIT, with a line saying how many are left out); a row selects the edge and
 switches the graph to the compare classes. Right, the dataset: every program both models
-answered, largest |F1(A) − F1(B)| first; Enter or a double click opens the program.
+answered, largest |F1(A) − F1(B)| first; Enter or a double click opens the program. Below it, the paired
+statistics of B against A over the chosen language and split (`core.scoring.paired`: ΔF1 with its bootstrap
+interval, wins / losses / ties and the sign test), computed on a background job whenever the models, their
+answers or the selection change, and exported from its Export button.
 """
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -18,8 +22,10 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QStackedWidget,
     QTableView,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -29,6 +35,10 @@ from core.languages import registry
 from core.report.overlay import COMPARE_CLASSES, rank_differences
 from core.report.palette import EDGE_STYLES
 from core.scoring.metrics import INSTANCE_RULE, Counts, instance_scores
+from core.scoring.paired import PairedStats
+from core.scoring.paired_tables import notes, render_paired
+from core.scoring.scores import Selection
+from core.scoring.stats import PAIRED_RESAMPLES
 from core.wording import count_of
 from traceeval_gui.item_models.compare_table import (
     DIFFERENCE_COLUMNS,
@@ -45,6 +55,8 @@ from traceeval_gui.item_models.compare_table import (
     compare_tint,
 )
 from traceeval_gui.item_models.instance_detail import ClassifiedEdge
+from traceeval_gui.item_models.paired_table import PairedStatsTableModel
+from traceeval_gui.program.compare_jobs import PairedStatsJob
 from traceeval_gui.program.edge_table import fit_checked_text
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT, model_label, model_tooltip
@@ -59,9 +71,13 @@ from traceeval_gui.widgets.when_shown import WhenShown
 FIT_SAMPLE_ROWS = 300
 MAX_PROGRAM_WIDTH = 190  # very long ids elide (the tooltip has them) rather than push the scores away
 IMPORT_HINT = "import another with <code>traceeval import-results DATASET RESULTS</code>"
+STATS_EXPORTS = (("csv", "CSV"), ("md", "Markdown"), ("json", "JSON"))
 
 
 class ComparePanel(QWidget):
+    stats_changed = Signal()  # the paired statistics shown changed (a job ended, or there is nothing to show)
+    export_requested = Signal(str)  # the Export button's format: the window asks where and calls export_stats
+
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -167,14 +183,27 @@ class ComparePanel(QWidget):
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
+        ranking = QWidget()
+        ranking_layout = QVBoxLayout(ranking)
+        ranking_layout.setContentsMargins(0, 4, 0, 0)
+        ranking_layout.setSpacing(6)
+        ranking_layout.addWidget(self.difference_table, 1)
+        ranking_layout.addWidget(self.summary)
+        stats = QWidget()
+        stats.setLayout(self._build_stats())
+        # two pages over the same language and split: the programs where they differ, and whether B is better
+        self.dataset_tabs = QTabWidget()
+        self.dataset_tabs.setDocumentMode(True)
+        self.dataset_tabs.addTab(ranking, "Where they differ")
+        self.dataset_tabs.addTab(stats, "Paired statistics")
+        self.dataset_tabs.setTabToolTip(1, "Is B better than A? ΔF1 with its bootstrap interval and the sign test")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 4, 8, 4)
         right_layout.setSpacing(6)
-        right_layout.addWidget(_section_title("Across the dataset: where A and B differ most"))
+        right_layout.addWidget(_section_title("Across the dataset"))
         right_layout.addLayout(filters)
-        right_layout.addWidget(self.difference_table, 1)
-        right_layout.addWidget(self.summary)
+        right_layout.addWidget(self.dataset_tabs, 1)
 
         # the edge names need the room; the ranking fits in less
         self.splitter = pane_splitter(Qt.Orientation.Horizontal, (left, right), (1, 1), (520, 480))
@@ -201,6 +230,7 @@ class ComparePanel(QWidget):
         state.compare_model_selected.connect(self._on_state_compare_model_selected)
         state.edge_selected.connect(self._on_state_edge_selected)
         state.answers_settled.connect(self._on_state_answers_settled)
+        self._stats_job: PairedStatsJob | None = None  # the latest request; an older result is not shown
         self._when_shown = WhenShown(self)  # while another tab is current, refreshes wait until this one shows
         self._on_state_dataset_opened()
 
@@ -226,6 +256,27 @@ class ComparePanel(QWidget):
         self.edge_table.selectionModel().setCurrentIndex(
             self.edge_proxy.index(row, 0),
             QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+
+    @property
+    def stats(self) -> PairedStats | None:
+        """The paired statistics shown (None while computing or when there is nothing to compare)."""
+        self._when_shown.flush()
+        return self.stats_model.stats
+
+    def stats_pending(self) -> bool:
+        return self._stats_job is not None
+
+    def export_stats(self, path: str | Path, fmt: str) -> Path:
+        """Write the statistics shown as `fmt` (csv, md or json, as `traceeval compare --stats` writes them)."""
+        stats = self.stats
+        if stats is None or not stats.rows:
+            raise ValueError("no paired statistics to export: choose two models that answered the same programs")
+        path = Path(path)
+        try:
+            path.write_text(render_paired(stats, fmt), encoding="utf-8")
+        except OSError as error:
+            raise OSError(f"{path}: cannot write: {error.strerror or error}") from None
+        return path
 
     def open_row(self, row: int) -> None:
         """What Enter or a double click on a dataset row does: select that program."""
@@ -320,10 +371,25 @@ class ComparePanel(QWidget):
     def _on_language_combo_changed(self, _index: int) -> None:
         self.difference_proxy.set_language(self.language_combo.currentData())
         self._update_summary()
+        self._request_stats()
 
     def _on_split_combo_changed(self, _index: int) -> None:
         self.difference_proxy.set_split(self.split_combo.currentData())
         self._update_summary()
+        self._request_stats()
+
+    def _on_stats_job_finished(self, stats: PairedStats) -> None:
+        if self.sender() is not (self._stats_job.signals if self._stats_job else None):
+            return  # a request since replaced
+        self._stats_job = None
+        self._show_stats(stats)
+
+    def _on_stats_job_failed(self, message: str) -> None:
+        if self._stats_job is not None and self.sender() is self._stats_job.signals:
+            self._stats_job = None
+            self.stats_note.setText(f"<span style='color:#8a5a00'>⚠ paired statistics failed: "
+                                    f"{html.escape(message)}</span>")
+            self.stats_changed.emit()
 
     # -- building -------------------------------------------------------------------------
     def _select_edge(self, edge: CompareEdge) -> None:
@@ -351,6 +417,7 @@ class ComparePanel(QWidget):
             return
         self.edge_model.set_edges([])
         self.difference_model.set_differences([], {}, "A", "B")
+        self._request_stats()
 
     def _show_message(self, text: str) -> None:
         self.message.setText(f"<div style='color:{MUTED_TEXT}'>{text}</div>")
@@ -410,6 +477,90 @@ class ComparePanel(QWidget):
         differences = rank_differences(opened.counts.get(model_a, {}), opened.counts.get(model_b, {}), list(rows))
         self.difference_model.set_differences(differences, rows, model_a, model_b)
         self._fit_difference_columns()
+        self._request_stats()
+
+    # -- the paired statistics --------------------------------------------------------------
+    def _build_stats(self) -> QVBoxLayout:
+        self.stats_model = PairedStatsTableModel(self)
+        self.stats_table = _table_view(self)
+        self.stats_table.setModel(self.stats_model)
+        self.stats_table.setAlternatingRowColors(False)
+        self.stats_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.stats_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        header = self.stats_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        header.setHighlightSections(False)
+        self.stats_export = QToolButton()
+        self.stats_export.setText("Export")
+        self.stats_export.setToolTip("Save these statistics as CSV, Markdown or JSON (as traceeval compare --stats "
+                                     "writes them)")
+        self.stats_export.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.stats_export)
+        for fmt, title in STATS_EXPORTS:
+            menu.addAction(f"As {title}…").triggered.connect(lambda _=False, f=fmt: self.export_requested.emit(f))
+        self.stats_export.setMenu(menu)
+        self.stats_export.setEnabled(False)
+        title = QLabel(f"<b>Is B better than A?</b>&nbsp; <span style='color:{MUTED_TEXT}'>ΔF1 = F1(B) − F1(A)"
+                       "</span>")
+        title.setToolTip("ΔF1 = F1(B) − F1(A) of the paper metric over the programs both models answered, with a "
+                         f"paired bootstrap interval ({PAIRED_RESAMPLES:,} resamples, seed 0) and the exact sign test "
+                         "on per-program F1. Bold: an interval without 0, or p < 0.05. Follows the language and "
+                         "split chosen above, not the text filter.")
+        heading = QHBoxLayout()
+        heading.setContentsMargins(0, 0, 0, 0)
+        heading.addWidget(title)
+        heading.addStretch(1)
+        heading.addWidget(self.stats_export)
+        self.stats_note = QLabel()
+        self.stats_note.setTextFormat(Qt.TextFormat.RichText)
+        self.stats_note.setWordWrap(True)
+        layout = QVBoxLayout()
+        layout.setContentsMargins(0, 6, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(heading)
+        layout.addWidget(self.stats_table, 1)
+        layout.addWidget(self.stats_note)
+        return layout
+
+    def _stats_selection(self) -> Selection:
+        language = self.language_combo.currentData()
+        return Selection(languages=(language,) if language else Selection().languages,
+                         split=self.split_combo.currentData())
+
+    def _request_stats(self) -> None:
+        """Start the statistics of the current models and selection; the previous request is dropped."""
+        if self._stats_job is not None:
+            self._stats_job.cancel()
+            self._stats_job = None
+        opened, model_a, model_b = self.state.opened, self.state.model, self.state.compare_model
+        if not self._comparing() or opened is None or not model_a or not model_b or model_a == model_b:
+            self._show_stats(None)
+            return
+        job = PairedStatsJob(model_a, model_b, opened.rows, dict(opened.counts.get(model_a, {})),
+                             dict(opened.counts.get(model_b, {})), self._stats_selection())
+        job.signals.finished.connect(self._on_stats_job_finished)
+        job.signals.failed.connect(self._on_stats_job_failed)
+        self._stats_job = job
+        self.stats_model.set_stats(None)
+        self.stats_export.setEnabled(False)
+        self.stats_note.setText(f"<span style='color:{MUTED_TEXT}'>computing…</span>")
+        self.state.jobs.start(job)
+
+    def _show_stats(self, stats: PairedStats | None) -> None:
+        self.stats_model.set_stats(stats)
+        self.stats_export.setEnabled(stats is not None and bool(stats.rows))
+        if stats is None:
+            self.stats_note.setText("")
+        elif not stats.rows:
+            self.stats_note.setText(f"<span style='color:{MUTED_TEXT}'>No program of this selection has results "
+                                    "from both models.</span>")
+        else:
+            left_out = notes(stats)[1:]  # the first note explains the method: the title's tooltip has it
+            self.stats_note.setText(f"<span style='color:{MUTED_TEXT}'>"
+                                    + " ".join(f"{html.escape(n)}." for n in left_out) + "</span>")
+        self.stats_note.setVisible(bool(self.stats_note.text()))
+        self.stats_changed.emit()
 
     def _show_current_program(self, key: str) -> None:
         """Mark the current program's row, if listed, without selecting anything in the state."""

@@ -1,4 +1,5 @@
-"""File > Export: the graph as an image or data, the metrics table, and an instance's evidence packet."""
+"""File > Export: the graph as an image or data, the metrics table, the Compare tab's paired statistics, and an
+instance's evidence packet."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,11 +17,13 @@ from traceeval_gui.widgets.file_dialogs import save_file_name
 if TYPE_CHECKING:
     from traceeval_gui.graph.graph_view import GraphPanel
     from traceeval_gui.metrics.metrics_panel import MetricsPanel
+    from traceeval_gui.program.compare_panel import ComparePanel
     from traceeval_gui.state.app_state import AppState
 
 GRAPH_FORMATS = (("png", "PNG image"), ("svg", "SVG drawing"), ("dot", "Graphviz DOT"), ("graphml", "GraphML"),
                  ("json", "JSON"))
 METRICS_FORMATS = (("csv", "CSV"), ("md", "Markdown"), ("latex", "LaTeX"))
+PAIRED_FORMATS = (("csv", "CSV"), ("md", "Markdown"), ("json", "JSON"))
 SUFFIXES = {"md": "md", "latex": "tex"}
 
 
@@ -50,6 +53,7 @@ class ExportSource(Protocol):
     interactive: bool
     graph_panel: GraphPanel
     metrics_panel: MetricsPanel
+    compare_panel: ComparePanel
 
 
 class ExportActions(QObject):
@@ -66,6 +70,9 @@ class ExportActions(QObject):
         metrics = menu.addMenu("&Metrics Table")
         for fmt, title in METRICS_FORMATS:
             metrics.addAction(f"As {title}…").triggered.connect(lambda _=False, f=fmt: self._ask_metrics(f))
+        paired = menu.addMenu("&Paired Statistics (Compare)")
+        for fmt, title in PAIRED_FORMATS:
+            paired.addAction(f"As {title}…").triggered.connect(lambda _=False, f=fmt: self.ask_paired(f))
         evidence = menu.addAction("&Evidence Packet (HTML)…")
         evidence.setShortcut("Ctrl+E")
         evidence.triggered.connect(self._ask_evidence)
@@ -82,6 +89,11 @@ class ExportActions(QObject):
         path = Path(path)
         self.window.metrics_panel.export_table(path, fmt)
         self.message.emit(f"Saved the metrics table to {path}")
+        return path
+
+    def export_paired(self, path: str | Path, fmt: str) -> Path:
+        path = self.window.compare_panel.export_stats(path, fmt)
+        self.message.emit(f"Saved the paired statistics to {path}")
         return path
 
     def export_evidence(self, path: str | Path) -> EvidenceJob | None:
@@ -107,6 +119,15 @@ class ExportActions(QObject):
         path = self._ask_path("Export the metrics table", "traceeval-metrics", fmt)
         if path:
             self._guard(lambda: self.export_metrics(path, fmt))
+
+    def ask_paired(self, fmt: str) -> None:
+        """Ask where, then write the Compare tab's paired statistics (its Export button and File > Export)."""
+        if self.window.compare_panel.stats is None:
+            self._on_failed("no paired statistics yet: choose model B in the Compare tab (and wait for them)")
+            return
+        path = self._ask_path("Export the paired statistics", "traceeval-paired-stats", fmt)
+        if path:
+            self._guard(lambda: self.export_paired(path, fmt))
 
     def _ask_evidence(self) -> None:
         path = self._ask_path("Export the evidence packet", f"{self._stem()}-evidence", "html")

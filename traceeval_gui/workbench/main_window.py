@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         self.metrics_panel.copied.connect(self._on_panel_message)
         self.metrics_panel.table_changed.connect(self._on_metrics_table_changed)
         self.exports.message.connect(self._on_panel_message)
+        self.compare_panel.export_requested.connect(self.exports.ask_paired)
         self.model_runs.message.connect(self._on_panel_message)
         self.problems_dock.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
