@@ -6,7 +6,8 @@ folders, wording and the user's Python.
 Nothing here imports Qt, pyqtgraph, `tracers` or `traceeval_gui` (docs/design.md).
 
 The names in `__all__` are the API for notebooks and scripts (docs/python-api.md): open a dataset, import results,
-the paper table, per-program scores, one program's overlay and diff, run a model, audits, data frames and exports.
+the paper table, per-program scores, paired statistics of two models, one program's overlay and diff, run a model,
+fine-tuning sets, inspect_ai logs, audits, data frames and exports.
 Each is imported when first used (PEP 562), so `import core` stays cheap: the command line imports this package
 for every command, `--version` included. Tracing is `tracers.trace_program`.
 """
@@ -27,6 +28,7 @@ _HOMES = {
     "Prediction": "core.records",
     # results files
     "import_results": "core.results.importing",
+    "import_inspect_logs": "core.results.inspect_log",
     "write_released_results": "core.results.writer",
     # scoring
     "Selection": "core.scoring.scores",
@@ -37,11 +39,13 @@ _HOMES = {
     "instance_scores": "core.scoring.metrics",
     "parse_answer": "core.scoring.answers",
     "normalise_edges": "core.scoring.normalise",
+    "paired_stats": "core.scoring.paired",
     # model runs
     "RunSettings": "core.llm.endpoints",
     "run_model": "core.llm.runner",
     "build_prompt": "core.llm.prompts",
     "prompt_wording": "core.release.checkout",
+    "finetune_set": "core.llm.finetune",
     # one program
     "program_overlay": "core.report.program_view",
     "classify_edges": "core.report.overlay",
