@@ -5,8 +5,9 @@ import math
 import pytest
 
 from core.dataset.indexing import open_dataset
+from core.dataset.workspace import InstanceRow
 from core.scoring.metrics import Counts
-from core.scoring.paired import MACRO, paired_stats
+from core.scoring.paired import MACRO, paired_from_counts, paired_stats
 from core.scoring.scores import Selection, score_table
 from core.scoring.stats import paired_bootstrap, sign_test
 from resources import DEMO_DATASET
@@ -57,6 +58,7 @@ def test_interval_contains_the_observed_difference_and_is_seeded():
     result = paired_bootstrap({"python": a}, {"python": b}, resamples=2000, seed=7)
     d = result["python"]
     assert d.low <= d.observed <= d.high and d.low < d.high
+    assert d.high < 0  # F1(A) - F1(B): B finds more edges, so the difference is negative
     assert result[MACRO] == d  # one language: its macro mean is itself
     assert paired_bootstrap({"python": a}, {"python": b}, resamples=2000, seed=7) == result
     assert paired_bootstrap({"python": a}, {"python": b}, resamples=2000, seed=8)["python"] != d
@@ -85,6 +87,22 @@ def test_macro_is_the_mean_of_the_languages_and_an_empty_one_is_left_out():
     assert result["python"].low == result["python"].observed == result["python"].high  # no resampling
 
 
+def test_the_difference_is_a_minus_b_and_the_wins_are_as():
+    # python: A perfect on p1 and p2 (F1 1), B on p3; B half right on p1 (tp 1, fn 1: F1 2/3), A and B equal on p4
+    # A's micro F1: tp 4, fp 0, fn 2 -> 2*4/10 = 0.8; B's: tp 4, fp 0, fn 3 -> 8/11; A - B = 0.8 - 8/11 = 4/55
+    key = "python/p{}".format
+    rows = [InstanceRow(key(i), f"p{i}", "python", "test", "r", "f", (), "main", 1, 1, 1, "", "") for i in range(1, 5)]
+    counts_a = {key(1): Counts(2, 0, 0), key(2): Counts(1, 0, 0), key(3): Counts(0, 0, 1), key(4): Counts(1, 0, 1)}
+    counts_b = {key(1): Counts(1, 0, 1), key(2): Counts(0, 0, 1), key(3): Counts(2, 0, 0), key(4): Counts(1, 0, 1)}
+    stats = paired_from_counts("a", "b", rows, counts_a, counts_b, Selection(languages=("python",)), resamples=0)
+    python = stats.row("python")
+    assert (python.f1_a, python.f1_b) == (pytest.approx(0.8), pytest.approx(8 / 11))
+    assert python.difference.observed == pytest.approx(4 / 55)
+    # per program A - B: p1 1 - 2/3 > 0, p2 1 - 0 > 0, p3 0 - 1 < 0, p4 equal: A wins 2, loses 1, ties 1
+    assert (python.sign.wins, python.sign.losses, python.sign.ties) == (2, 1, 1)
+    assert python.sign.p == 1.0  # 2 * (C(3,0) + C(3,1)) / 8 = 1
+
+
 def test_unpaired_samples_are_refused():
     with pytest.raises(ValueError, match="pairs"):
         paired_bootstrap({"python": [Counts(1, 0, 0)]}, {"python": []})
@@ -108,9 +126,9 @@ def test_without_resampling_the_difference_is_the_tables(demo):
     stats = paired_stats(demo, WEAK, STRONG, selection, resamples=0)
     for language in ("javascript", "java"):
         row = stats.row(language)
-        assert row.difference.observed == strong.languages[language].scores.f1 - weak.languages[language].scores.f1
+        assert row.difference.observed == weak.languages[language].scores.f1 - strong.languages[language].scores.f1
         assert (row.f1_a, row.f1_b) == (weak.languages[language].scores.f1, strong.languages[language].scores.f1)
-    assert stats.row(MACRO).difference.observed == pytest.approx(strong.average.f1 - weak.average.f1)
+    assert stats.row(MACRO).difference.observed == pytest.approx(weak.average.f1 - strong.average.f1)
     assert stats.only_a == stats.only_b == ()
 
 
@@ -119,11 +137,14 @@ def test_a_program_one_model_lacks_is_named_and_left_out(demo):
     assert stats.only_b == ("python/ledgerlite_0002",) and stats.only_a == ()
     python = stats.row("python")
     assert python.programs == 4
-    assert python.sign.wins + python.sign.losses + python.sign.ties == 4
+    # A is the weak model: it is worse on every paired program (the ranking says "A better on 0, B better on 4")
+    assert (python.sign.wins, python.sign.losses, python.sign.ties) == (0, 4, 0)
+    assert python.sign.p == pytest.approx(2 / 2 ** 4)
     macro = stats.row(MACRO)
-    assert macro.programs == 14 and macro.sign.wins + macro.sign.losses + macro.sign.ties == 14
+    assert macro.programs == 14 and (macro.sign.wins, macro.sign.losses, macro.sign.ties) == (0, 14, 0)
+    assert macro.sign.p == pytest.approx(2 / 2 ** 14)
     assert macro.difference.low <= macro.difference.observed <= macro.difference.high
-    assert macro.difference.observed > 0  # the strong model is better
+    assert macro.difference.high < 0  # F1(A) - F1(B) with the weak model as A
     # swapping A and B mirrors the difference and the wins
     mirrored = paired_stats(demo, STRONG, WEAK, Selection(split=None), resamples=1000)
     assert mirrored.row(MACRO).difference.observed == pytest.approx(-macro.difference.observed)

@@ -2,9 +2,10 @@
 
 Only programs both models have a result for are paired; the others are named (`only_a`, `only_b`) and left
 out, since a program one model never answered says nothing about the difference. Per language and for the
-macro mean over languages: F1(B) - F1(A) of the paper metric (micro per language) with a paired percentile
+macro mean over languages: F1(A) - F1(B) of the paper metric (micro per language) with a paired percentile
 bootstrap interval (`core.scoring.stats.paired_bootstrap`), and the exact sign test on per-program F1
-(`INSTANCE_RULE`), ties dropped. The macro row's sign test is over all paired programs.
+(`INSTANCE_RULE`) counted as A's wins, losses and ties, ties dropped. The sign is the ranking's
+(`core.report.overlay`): positive when A is better. The macro row's sign test is over all paired programs.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ ALL = Selection()  # every language, every split
 
 @dataclass(frozen=True)
 class PairedRow:
-    """One language (or MACRO): paired programs, each model's F1, the difference B - A and the sign test."""
+    """One language (or MACRO): paired programs, each model's F1, the difference A - B and the sign test."""
 
     language: str
     programs: int
@@ -95,10 +96,10 @@ def paired_from_counts(model_a: str, model_b: str, rows: Sequence[InstanceRow], 
 
 
 def _sign(a: Sequence[Counts], b: Sequence[Counts]) -> SignTest:
-    """B's wins, losses and ties on per-program F1 (INSTANCE_RULE), and the exact sign test."""
+    """A's wins, losses and ties on per-program F1 (INSTANCE_RULE), and the exact sign test."""
     wins = losses = 0
     for x, y in zip(a, b):
         f1_a, f1_b = instance_scores(x).f1, instance_scores(y).f1
-        wins += f1_b > f1_a
-        losses += f1_b < f1_a
+        wins += f1_a > f1_b
+        losses += f1_a < f1_b
     return sign_test(wins, losses, len(a) - wins - losses)

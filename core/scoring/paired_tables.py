@@ -1,7 +1,8 @@
 """Render PairedStats (`core.scoring.paired`): text, Markdown, CSV or JSON (schema `traceeval.paired-stats`).
 
-Differences are F1(B) - F1(A) in percentage points; every rendering names the two models, the rule set, the
-normalisation, the confidence, the resamples and seed, and the programs left out (answered by one model only).
+Differences are F1(A) - F1(B) in percentage points (positive: A is better, the sign of `traceeval compare`'s
+ranking) and the sign test counts A's wins, losses and ties; every rendering names the two models, the rule set,
+the normalisation, the confidence, the resamples and seed, and the programs left out (answered by one model only).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from core.scoring.scores import SCORER_VERSION
 
 PAIRED_FORMATS = ("text", "json", "csv", "md")
 PAIRED_SCHEMA = "paired-stats"
-CSV_HEADER = ("language", "programs", "f1_a", "f1_b", "delta_f1", "ci_low", "ci_high", "wins_b", "losses_b", "ties",
+CSV_HEADER = ("language", "programs", "f1_a", "f1_b", "delta_f1", "ci_low", "ci_high", "wins_a", "losses_a", "ties",
               "sign_p")
 
 
@@ -47,7 +48,7 @@ def p_text(p: float) -> str:
 
 
 def column_titles(confidence: float) -> list[str]:
-    return ["", "programs", "F1 A", "F1 B", "ΔF1 (B−A)", f"{confidence:.0%} interval", "B wins/losses/ties",
+    return ["", "programs", "F1 A", "F1 B", "ΔF1 (A−B)", f"{confidence:.0%} interval", "A wins/losses/ties",
             "sign p"]
 
 
@@ -60,9 +61,10 @@ def describe(stats: PairedStats) -> str:
 
 
 def notes(stats: PairedStats) -> list[str]:
-    out = ["ΔF1 = F1(B) − F1(A) in points of the paper metric (micro per language, macro = their mean); the "
-           "interval is a percentile bootstrap resampling the same programs for both models; the sign test is "
-           f"exact and two-sided on per-program F1 ({stats.instance_rule}), ties dropped; the macro row's "
+    out = ["ΔF1 = F1(A) − F1(B) in points of the paper metric (micro per language, macro = their mean), positive "
+           "when A is better; the interval is a percentile bootstrap resampling the same programs for both models; "
+           f"the sign test is exact and two-sided on per-program F1 ({stats.instance_rule}), counting A's wins / "
+           "losses / ties, ties dropped; the macro row's "
            "sign test is over all paired programs"]
     for letter, keys in (("A", stats.only_a), ("B", stats.only_b)):
         if keys:
@@ -116,10 +118,10 @@ def paired_to_dict(stats: PairedStats) -> dict:
         "selection": {"languages": list(stats.selection.languages), "split": stats.selection.split,
                       "repo": stats.selection.repo},
         "confidence": stats.confidence, "resamples": stats.resamples, "seed": stats.seed,
-        "scorer_version": SCORER_VERSION, "instance_rule": stats.instance_rule, "difference": "f1_b - f1_a",
+        "scorer_version": SCORER_VERSION, "instance_rule": stats.instance_rule, "difference": "f1_a - f1_b",
         "rows": [{"language": r.language, "programs": r.programs, "f1_a": r.f1_a, "f1_b": r.f1_b,
                   "delta_f1": r.difference.observed, "ci": [r.difference.low, r.difference.high],
-                  "wins_b": r.sign.wins, "losses_b": r.sign.losses, "ties": r.sign.ties, "sign_p": r.sign.p}
+                  "wins_a": r.sign.wins, "losses_a": r.sign.losses, "ties": r.sign.ties, "sign_p": r.sign.p}
                  for r in stats.rows],
         "only_a": list(stats.only_a), "only_b": list(stats.only_b),
         "unpaired_languages": list(stats.unpaired_languages),

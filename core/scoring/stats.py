@@ -196,7 +196,8 @@ _CHUNK = 2_000  # resamples drawn at once: bounds memory (2,000 x programs weigh
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """F1(B) - F1(A) of the paper metric on paired programs, with its percentile bootstrap interval."""
+    """F1(A) - F1(B) of the paper metric on paired programs (positive: A is better, as `traceeval compare` and
+    the Compare tab rank programs), with its percentile bootstrap interval."""
 
     observed: float
     low: float
@@ -205,7 +206,7 @@ class PairedDifference:
 
 @dataclass(frozen=True)
 class SignTest:
-    """Per-program F1: programs where B is better (wins), worse (losses), equal (ties, dropped from the test);
+    """Per-program F1: programs where A is better (wins), worse (losses), equal (ties, dropped from the test);
     `p` the exact two-sided binomial p-value of wins against losses at one half (1.0 when there are none)."""
 
     wins: int
@@ -215,7 +216,8 @@ class SignTest:
 
 
 def sign_test(wins: int, losses: int, ties: int = 0) -> SignTest:
-    """The exact two-sided sign test: p = min(1, 2 P(X <= min(wins, losses))), X ~ Binomial(wins + losses, 1/2)."""
+    """The exact two-sided sign test: p = min(1, 2 P(X <= min(wins, losses))), X ~ Binomial(wins + losses, 1/2).
+    In the paired statistics `wins` are the programs where A is better, `losses` those where B is (as ΔF1 = A - B)."""
     if min(wins, losses, ties) < 0:
         raise ValueError("wins, losses and ties must be 0 or more")
     n = wins + losses
@@ -228,11 +230,11 @@ def sign_test(wins: int, losses: int, ties: int = 0) -> SignTest:
 def paired_bootstrap(samples_a: Mapping[str, Sequence[Counts]], samples_b: Mapping[str, Sequence[Counts]],
                      confidence: float = 0.95, resamples: int = PAIRED_RESAMPLES,
                      seed: int = 0) -> dict[str, PairedDifference]:
-    """{language | "macro": PairedDifference}. `samples_a[language][i]` and `samples_b[language][i]` are the
-    two models' counts on the same program. Each resample draws, per language, as many programs as there are
-    (with replacement), the same ones for both models, and recomputes each model's micro F1 per language and
-    their macro mean (over the languages given that have programs; one without is left out, not counted 0).
-    `resamples=0` gives the observed differences with the interval collapsed on them."""
+    """{language | "macro": PairedDifference}, the difference F1(A) - F1(B). `samples_a[language][i]` and
+    `samples_b[language][i]` are the two models' counts on the same program. Each resample draws, per language,
+    as many programs as there are (with replacement), the same ones for both models, and recomputes each model's
+    micro F1 per language and their macro mean (over the languages given that have programs; one without is left
+    out, not counted 0). `resamples=0` gives the observed differences with the interval collapsed on them."""
     import numpy as np
 
     if not 0 < confidence < 1:
@@ -251,7 +253,7 @@ def paired_bootstrap(samples_a: Mapping[str, Sequence[Counts]], samples_b: Mappi
         if not a:
             continue
         table = np.array([(x.tp, x.fp, x.fn, y.tp, y.fp, y.fn) for x, y in zip(a, b)], dtype=np.float64)
-        observed[language] = micro_scores(sum_counts(b)).f1 - micro_scores(sum_counts(a)).f1  # as the table
+        observed[language] = micro_scores(sum_counts(a)).f1 - micro_scores(sum_counts(b)).f1  # as the table
         drawn[language] = _f1_difference(_resampled_totals(table, resamples, rng)) if resamples else np.array([])
     if not observed:
         return {}
@@ -281,7 +283,7 @@ def _resampled_totals(table: np.ndarray, resamples: int, rng: np.random.Generato
 
 
 def _f1_difference(totals: np.ndarray) -> np.ndarray:
-    """Micro F1 of B minus micro F1 of A from rows of (tp_a, fp_a, fn_a, tp_b, fp_b, fn_b) totals."""
+    """Micro F1 of A minus micro F1 of B from rows of (tp_a, fp_a, fn_a, tp_b, fp_b, fn_b) totals."""
     f1_a = _prf(totals[:, 0], totals[:, 1], totals[:, 2])["f1"]
     f1_b = _prf(totals[:, 3], totals[:, 4], totals[:, 5])["f1"]
-    return f1_b - f1_a
+    return f1_a - f1_b

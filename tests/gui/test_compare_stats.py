@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from core.languages import registry
@@ -51,7 +52,7 @@ def _assert_same(panel, doc):
         assert cells[1] == f"{row['programs']:,}"
         assert cells[4] == f"{row['delta_f1'] * 100:+.1f}"
         assert cells[5] == f"[{row['ci'][0] * 100:+.1f}, {row['ci'][1] * 100:+.1f}]"
-        assert cells[6] == f"{row['wins_b']}/{row['losses_b']}/{row['ties']}"
+        assert cells[6] == f"{row['wins_a']}/{row['losses_a']}/{row['ties']}"
         assert float(cells[7]) == pytest.approx(row["sign_p"], abs=5e-5)
 
 
@@ -63,7 +64,7 @@ def test_the_tab_shows_what_the_cli_prints(window, qtbot, tmp_path, capsys):
     _settled(qtbot, panel, WEAK, STRONG)
     doc = _cli(capsys, tmp_path)
     _assert_same(panel, doc)
-    assert doc["rows"][-1]["delta_f1"] > 0  # the strong model is B here
+    assert doc["rows"][-1]["delta_f1"] < 0  # F1(A) - F1(B), the weak model is A here
     assert "ledgerlite_0002" in panel.stats_note.text()  # left out: the weak model never answered it
 
     _choose(panel.language_combo, "java")
@@ -83,8 +84,27 @@ def test_swapping_the_models_mirrors_the_statistics(window, qtbot):
     _choose(window.model_combo, STRONG)
     _choose(panel.model_b_combo, WEAK)
     stats = _settled(qtbot, panel, STRONG, WEAK)
-    assert stats.row(MACRO).difference.observed < 0
-    assert _shown(panel)[-1][4].startswith("-")
+    assert stats.row(MACRO).difference.observed > 0
+    assert _shown(panel)[-1][4].startswith("+")
+
+
+def test_the_paired_page_reads_as_the_list_beside_it(window, qtbot):
+    # the strong model as A: the list says "A better on 14, B better on 0", so ΔF1 is positive and A wins 14 of 14
+    window.show_tab("compare")
+    panel = window.compare_panel
+    _choose(window.model_combo, STRONG)
+    _choose(panel.model_b_combo, WEAK)
+    _settled(qtbot, panel, STRONG, WEAK)
+    assert "A better on 14" in panel.summary.text() and "B better on 0" in panel.summary.text()
+    macro = _shown(panel)[-1]
+    assert macro[4].startswith("+") and macro[6] == "14/0/0"
+    titles = [panel.stats_model.headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
+    tips = [panel.stats_model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+            for c in range(8)]
+    assert titles[4] == "ΔF1" and "F1(A) − F1(B)" in tips[4] and "positive when A is better" in tips[4]
+    assert tips[6].startswith("A's wins")
+    tip = panel.stats_model.index(len(_shown(panel)) - 1, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "A better on 14, B better on 0, tied on 0" in tip
 
 
 def test_the_export_button_writes_the_statistics(window, qtbot, tmp_path, capsys):

@@ -64,8 +64,9 @@ def register(commands, dataset_help: str, dataset_args, workspace_args, modes_ar
     compare.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
     modes_args(compare)
     compare.add_argument("--stats", action="store_true",
-                         help="paired statistics instead of the ranking: F1(B) - F1(A) per language and macro with "
-                              "a paired bootstrap interval, and an exact sign test over programs")
+                         help="paired statistics instead of the ranking: F1(A) - F1(B) (the ranking's sign) per "
+                              "language and macro with a paired bootstrap interval, and an exact sign test of "
+                              "A's wins over programs")
     compare.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                          help="--stats: the interval's confidence level (default 0.95)")
     compare.add_argument("--resamples", type=int, default=PAIRED_RESAMPLES, metavar="N",

@@ -90,9 +90,9 @@ HEADER_TIPS = (
     "Programs both models answered (the others are left out)",
     "Model A's F1 on these programs (paper metric, micro per language)",
     "Model B's F1 on these programs",
-    "F1(B) − F1(A) in points: positive when B is better",
+    "F1(A) − F1(B) in points: positive when A is better (the ranking's sign)",
     "Paired percentile bootstrap interval of ΔF1: the same programs resampled for both models",
-    "B's wins / losses / ties: programs where B's per-program F1 is higher / lower / equal",
+    "A's wins / losses / ties: programs where A's per-program F1 is higher / lower / equal",
     "Exact two-sided sign test of wins against losses (ties dropped)",
 )
 
@@ -109,5 +109,5 @@ def _tip(row: PairedRow) -> str:
     d = row.difference
     excludes = "excludes 0" if d.low > 0 or d.high < 0 else "includes 0"
     return (f"{row_title(row.language)}: {row.programs:,} paired programs; ΔF1 {d.observed * 100:+.2f} points, "
-            f"interval [{d.low * 100:+.2f}, {d.high * 100:+.2f}] ({excludes}); B better on {row.sign.wins:,}, "
-            f"worse on {row.sign.losses:,}, tied on {row.sign.ties:,}; sign test p = {p_text(row.sign.p)}")
+            f"interval [{d.low * 100:+.2f}, {d.high * 100:+.2f}] ({excludes}); A better on {row.sign.wins:,}, "
+            f"B better on {row.sign.losses:,}, tied on {row.sign.ties:,}; sign test p = {p_text(row.sign.p)}")

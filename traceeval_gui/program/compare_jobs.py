@@ -27,7 +27,7 @@ class PairedStatsJob(Job):
         self.selection, self.resamples = selection, resamples
 
     def work(self, progress: Progress) -> PairedStats:
-        progress(0, 0, f"paired statistics of {self.model_b} against {self.model_a}")
+        progress(0, 0, f"paired statistics of {self.model_a} against {self.model_b}")
         rows = [r for r in self.rows if self.selection.admits(r)]
         return paired_from_counts(self.model_a, self.model_b, rows, self.counts_a, self.counts_b, self.selection,
                                   resamples=self.resamples)

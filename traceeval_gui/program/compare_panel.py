@@ -5,9 +5,9 @@ also filter and count every edge), and every edge with what the truth, A and B s
 beyond core.report.overlay.SHOWN_EDGE_LIMIT, with a line saying how many are left out); a row selects the edge and
 switches the graph to the compare classes. Right, the dataset: every program both models
 answered, largest |F1(A) − F1(B)| first; Enter or a double click opens the program. Below it, the paired
-statistics of B against A over the chosen language and split (`core.scoring.paired`: ΔF1 with its bootstrap
-interval, wins / losses / ties and the sign test), computed on a background job whenever the models, their
-answers or the selection change, and exported from its Export button.
+statistics of A against B over the chosen language and split (`core.scoring.paired`: ΔF1 = F1(A) − F1(B), the
+ranking's sign, with its bootstrap interval, A's wins / losses / ties and the sign test), computed on a background
+job whenever the models, their answers or the selection change, and exported from its Export button.
 """
 from __future__ import annotations
 
@@ -191,12 +191,13 @@ class ComparePanel(QWidget):
         ranking_layout.addWidget(self.summary)
         stats = QWidget()
         stats.setLayout(self._build_stats())
-        # two pages over the same language and split: the programs where they differ, and whether B is better
+        # two pages over the same language and split: the programs where they differ, and whether A is better
         self.dataset_tabs = QTabWidget()
         self.dataset_tabs.setDocumentMode(True)
         self.dataset_tabs.addTab(ranking, "Where they differ")
         self.dataset_tabs.addTab(stats, "Paired statistics")
-        self.dataset_tabs.setTabToolTip(1, "Is B better than A? ΔF1 with its bootstrap interval and the sign test")
+        self.dataset_tabs.setTabToolTip(1, "Is A better than B? ΔF1 = F1(A) − F1(B) with its bootstrap interval "
+                                           "and the sign test of A's wins")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 4, 8, 4)
@@ -501,12 +502,13 @@ class ComparePanel(QWidget):
             menu.addAction(f"As {title}…").triggered.connect(lambda _=False, f=fmt: self.export_requested.emit(f))
         self.stats_export.setMenu(menu)
         self.stats_export.setEnabled(False)
-        title = QLabel(f"<b>Is B better than A?</b>&nbsp; <span style='color:{MUTED_TEXT}'>ΔF1 = F1(B) − F1(A)"
+        title = QLabel(f"<b>Is A better than B?</b>&nbsp; <span style='color:{MUTED_TEXT}'>ΔF1 = F1(A) − F1(B)"
                        "</span>")
-        title.setToolTip("ΔF1 = F1(B) − F1(A) of the paper metric over the programs both models answered, with a "
-                         f"paired bootstrap interval ({PAIRED_RESAMPLES:,} resamples, seed 0) and the exact sign test "
-                         "on per-program F1. Bold: an interval without 0, or p < 0.05. Follows the language and "
-                         "split chosen above, not the text filter.")
+        title.setToolTip("ΔF1 = F1(A) − F1(B) of the paper metric over the programs both models answered (positive: "
+                         f"A is better, as in the ranking), with a paired bootstrap interval ({PAIRED_RESAMPLES:,} "
+                         "resamples, seed 0) and the exact sign test on per-program F1 (A's wins / losses / ties). "
+                         "Bold: an interval without 0, or p < 0.05. Follows the language and split chosen above, "
+                         "not the text filter.")
         heading = QHBoxLayout()
         heading.setContentsMargins(0, 0, 0, 0)
         heading.addWidget(title)
