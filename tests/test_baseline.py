@@ -2,9 +2,10 @@
 import pytest
 
 from core.audit.audits import BASELINE_AUDIT, Audit
-from core.audit.baseline import answer_text, refresh_baseline_predictions
+from core.audit.baseline import refresh_baseline_predictions
 from core.audit.store import AuditStore
 from core.dataset.indexing import open_dataset
+from core.scoring.answers import answer_text
 from core.scoring.scores import instance_diff
 from resources import DEMO_DATASET
 

@@ -12,15 +12,7 @@ from core.audit.audits import human_model_name
 from core.audit.store import AuditStore
 from core.dataset.workspace import Workspace
 from core.records import Instance, Prediction
-from core.scoring.answers import parse_answer
-
-NO_CALLS = "none"
-
-
-def answer_text(keys: Sequence[str], answers: Mapping[str, Sequence[str]]) -> str:
-    """`N. callee, callee` for each answered question (N counts the questions from 1), "none" for no callees."""
-    return "".join(f"{number}. {', '.join(answers[key]) or NO_CALLS}\n"
-                   for number, key in enumerate(keys, 1) if key in answers)
+from core.scoring.answers import answer_text, parse_answer
 
 
 def baseline_prediction(instance: Instance, model: str, answers: Mapping[str, Sequence[str]]) -> Prediction:

@@ -17,7 +17,7 @@ scan (for display) and `parse_answer` is built from its lines, so the two cannot
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.records import CallGraph, Prediction
@@ -26,8 +26,17 @@ from core.scoring.rules import DEFAULT_RULES, PAPER, STUDIO
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
 STUDIO_NO_CALLS = frozenset({"", "none", "n/a", "na", "no calls", "no function calls", "nothing", "-", "[]"})
 REPLACEMENT_CHARACTER = "\ufffd"  # what stands for text that was not valid Unicode (a lone surrogate)
+NO_CALLS = "none"  # what `answer_text` writes for a question answered with no callees
 _PAPER_LINE = re.compile(r"(\d+)\.\s*(.*)")  # matched at the start of the stripped line
 _STUDIO_LINE = re.compile(r"^\s*(\d+)\s*\.(.*)$")
+
+
+def answer_text(keys: Sequence[str], answers: Mapping[str, Sequence[str]]) -> str:
+    """The numbered answer a model would give: `N. callee, callee` for each answered question (N counts the
+    questions from 1), "none" for no callees. Non-model answers (an annotator's, a static analyzer's) are written
+    with it and read back with `parse_answer`, so they are scored by exactly the rules a model is."""
+    return "".join(f"{number}. {', '.join(answers[key]) or NO_CALLS}\n"
+                   for number, key in enumerate(keys, 1) if key in answers)
 
 
 @dataclass(frozen=True)

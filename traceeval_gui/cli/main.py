@@ -21,6 +21,7 @@ from core.scoring.normalise import MODES
 from core.scoring.tables import FORMATS
 from traceeval_gui.cli import (
     audit_commands,
+    baseline_commands,
     build_commands,
     dataset_commands,
     model_commands,
@@ -171,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                             lambda parser: _modes_args(parser, with_rules=False))
     build_commands.register(commands)
     parity_commands.register(commands, _dataset_args, _selection_args)
+    baseline_commands.register(commands, _dataset_args, _selection_args)
     return parser
 
 
