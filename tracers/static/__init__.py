@@ -27,7 +27,7 @@ class StaticTool:
     languages: tuple[str, ...]
     distribution: str  # the PyPI package
     probe: str  # Python run by the interpreter to say whether the tool imports: prints its version
-    needs: dict[str, str]  # language -> an executable its analysis of that language runs
+    needs: tuple[tuple[str, str], ...]  # (language, an executable its analysis of that language runs)
     driver: str  # its script in RUNTIME_DIR
 
     @property
@@ -41,12 +41,12 @@ _PYCG = ("import importlib.util, sys; from importlib import metadata\n"
          "if importlib.util.find_spec('pycg') is None and importlib.util.find_spec('PyCG') is None: sys.exit(1)\n"
          "print(metadata.version('pycg'))")
 TOOLS = {tool.name: tool for tool in (
-    StaticTool("pycg", "PyCG", ("python",), "pycg", _PYCG, {}, "run_pycg.py"),
-    StaticTool("pyan3", "pyan3", ("python",), "pyan3", "import pyan; " + _VERSION.format("pyan3"), {}, "run_pyan.py"),
+    StaticTool("pycg", "PyCG", ("python",), "pycg", _PYCG, (), "run_pycg.py"),
+    StaticTool("pyan3", "pyan3", ("python",), "pyan3", "import pyan; " + _VERSION.format("pyan3"), (), "run_pyan.py"),
     StaticTool("code2flow", "code2flow", ("python", "javascript"), "code2flow",
                "import code2flow, os; assert os.path.isfile(os.path.join(os.path.dirname(code2flow.__file__), "
                "'node_modules', 'acorn', 'package.json')), 'no bundled acorn'; " + _VERSION.format("code2flow"),
-               {"javascript": "node"}, "run_code2flow.py"),
+               (("javascript", "node"),), "run_code2flow.py"),
 )}
 
 
@@ -86,6 +86,7 @@ def tool_status(name: str) -> ToolStatus:
         last = (done.stderr.strip().splitlines() or ["not installed"])[-1][:200]
         return ToolStatus(name, "", {}, f"{described.distribution} is not installed for {interpreter.path} "
                                         f"({last}): {EXTRA}")
-    languages = {language: "" if shutil.which(described.needs.get(language, "true")) else
-                 f"{described.needs[language]} not found on PATH" for language in described.languages}
+    needs = dict(described.needs)
+    languages = {language: "" if shutil.which(needs.get(language, "true")) else
+                 f"{needs[language]} not found on PATH" for language in described.languages}
     return ToolStatus(name, done.stdout.strip(), languages)
