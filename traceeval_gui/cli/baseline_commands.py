@@ -67,16 +67,15 @@ def _run(args) -> int:
     from core.errors import UsageError
     from core.payloads import json_document
     from traceeval_gui.cli.common import ProgressLine, open_workspace, selection_from, sigint_sets
-    from tracers.sandbox import Limits
     from tracers.static import tool_status
-    from tracers.static.runner import LIMITS, run_baseline
+    from tracers.static.runner import limits_for, run_baseline
 
     status = tool_status(args.tool)
     if not status.available:
         raise UsageError(f"{args.tool} cannot run here: {status.problem or '; '.join(status.languages.values())}")
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--jobs and --timeout must be positive")
-    limits = Limits(wall_s=args.timeout, cpu_s=max(LIMITS.cpu_s, int(args.timeout) * 2), memory_mb=LIMITS.memory_mb)
+    limits = limits_for(args.timeout)
     ws, _ = open_workspace(args)
     with ws:
         keys = [row.key for row in selection_from(args, ws).rows(ws)]
@@ -93,8 +92,5 @@ def _run(args) -> int:
     else:
         for line in report.problems:
             print(f"traceeval: {line}", file=sys.stderr)
-        print(f"{report.model} ({report.tool} {report.version}): analysed {report.analysed}, already done "
-              f"{report.skipped}, not its language {report.unsupported}, failed {report.failed}; "
-              f"{report.outside} edges to code outside the program left out; {report.seconds:.1f} s"
-              + ("; cancelled" if report.cancelled else ""))
+        print(report.summary())
     return 1 if report.cancelled else 0

@@ -36,6 +36,11 @@ LIMITS = Limits(wall_s=60.0, cpu_s=120, memory_mb=2048)
 Progress = Callable[[int, int, str], None]
 
 
+def limits_for(timeout_s: float) -> Limits:
+    """The limits of one program's analysis with a wall-clock limit of `timeout_s` (CPU time twice that)."""
+    return Limits(wall_s=timeout_s, cpu_s=max(LIMITS.cpu_s, int(timeout_s) * 2), memory_mb=LIMITS.memory_mb)
+
+
 @dataclass(frozen=True)
 class StaticRun:
     prediction: Prediction
@@ -116,6 +121,12 @@ class BaselineReport:
     @property
     def model(self) -> str:
         return static_model_name(self.tool)
+
+    def summary(self) -> str:
+        """One line: what the run did (the CLI prints it, the window shows it in the status bar)."""
+        return (f"{self.model} ({self.tool} {self.version}): analysed {self.analysed}, already done {self.skipped}, "
+                f"not its language {self.unsupported}, failed {self.failed}; {self.outside} edges to code outside "
+                f"the program left out; {self.seconds:.1f} s" + ("; cancelled" if self.cancelled else ""))
 
 
 def run_baseline(ws: Workspace, name: str, keys: Sequence[str], *, jobs: int = 2, limits: Limits = LIMITS,
