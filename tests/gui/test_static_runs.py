@@ -57,6 +57,7 @@ def test_an_analyzer_picked_in_the_dialog_becomes_a_model_everywhere(window, sta
     job = window.static_runs.job
     assert job is not None, seen
     assert seen["pycg"][1] and seen["pycg"][0].startswith("version ")
+    assert not seen["wala"][1] and seen["wala"][0].startswith("cannot run here: ") and "no adapter" in seen["wala"][0]
     assert "15 programs selected, 10 in languages PyCG does not read: <b>5 to analyse</b>" in seen["counts"]
     assert window.static_runs.status.isVisible() and not window.static_runs.run_action.isEnabled()
     job.signals.finished.connect(reports.append)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import threading
 
-TOOL_NAMES = ("pycg", "pyan3", "code2flow")  # tracers.static.TOOLS, named here so --help imports no tracer
+TOOL_NAMES = ("pycg", "pyan3", "code2flow", "wala")  # tracers.static.TOOLS, named here so --help imports no tracer
 
 
 def register(commands, dataset_args, selection_args) -> None:
@@ -60,7 +60,21 @@ def _list(args) -> int:
             print(f"{status.tool:<10} {state:<12} {status.problem}")
             for language, why in status.languages.items():
                 print(f"  {get(language).title:<12} {'ok' if not why else 'no: ' + why}")
-    return 0 if all(s.available for s in statuses) else 1
+    return 0 if all(s.available for s in statuses if not TOOLS[s.tool].gap) else 1  # wala: listed, not built
+
+
+def analyzer_rows() -> list[tuple[str, bool, str]]:
+    """`traceeval doctor`'s lines for the analyzers (name, can run, detail): the check `--list` makes."""
+    from core.languages import get
+    from tracers.static import TOOLS, tool_status
+
+    rows = []
+    for status in (tool_status(name) for name in TOOLS):
+        languages = ", ".join(get(language).title + (f" (not: {why})" if why else "")
+                              for language, why in status.languages.items())
+        rows.append((f"static analyzer: {status.tool}", status.available,
+                     status.problem or f"{status.version}; {languages}"))
+    return rows
 
 
 def _run(args) -> int:

@@ -12,6 +12,7 @@ from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import DatasetError, UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
+from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
@@ -89,8 +90,9 @@ def retrace(args) -> int:
 def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     rows += sandbox_report()
-    width = max(len(name) for name, _, _ in rows)
-    for name, ok, detail in rows:
+    optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    width = max(len(name) for name, _, _ in rows + optional)
+    for name, ok, detail in rows + optional:
         print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
     return 0 if all(ok for _, ok, _ in rows) else 1
 

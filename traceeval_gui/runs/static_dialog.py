@@ -91,6 +91,7 @@ class RunStaticAnalyzerDialog(QDialog):
         self.tool_group = QButtonGroup(self)
         self.tool_buttons: dict[str, QRadioButton] = {}
         self.tool_notes: dict[str, QLabel] = {}
+        self._language_labels: dict[str, QLabel] = {}
         for row, (name, tool) in enumerate(TOOLS.items()):
             button = QRadioButton(tool.title)
             button.setEnabled(False)
@@ -100,6 +101,7 @@ class RunStaticAnalyzerDialog(QDialog):
             note.setStyleSheet(f"color: {MUTED_TEXT};")
             self.tool_group.addButton(button)
             self.tool_buttons[name], self.tool_notes[name] = button, note
+            self._language_labels[name] = languages
             grid.addWidget(button, row, 0)
             grid.addWidget(languages, row, 1)
             grid.addWidget(note, row, 2)
@@ -175,6 +177,7 @@ class RunStaticAnalyzerDialog(QDialog):
                 button.setToolTip(why)
                 note.setToolTip(why)
             button.setEnabled(status.available)
+            self._language_labels[name].setEnabled(status.available)
         if self.chosen_tool() is None:
             first = next((name for name, status in statuses.items() if status.available), None)
             if first is not None:

@@ -28,7 +28,9 @@ class StaticTool:
     distribution: str  # the PyPI package
     probe: str  # Python run by the interpreter to say whether the tool imports: prints its version
     needs: tuple[tuple[str, str], ...]  # (language, an executable its analysis of that language runs)
-    driver: str  # its script in RUNTIME_DIR
+    driver: str  # its script in RUNTIME_DIR ("" when no adapter is built)
+    gap: str = ""  # why no adapter is built yet: the tool is listed, and named as unavailable with this reason
+    package: tuple[str, str] = ("", "")  # (the Debian package a tool without a PyPI distribution comes in, a file of it)
 
     @property
     def script(self) -> Path:
@@ -47,6 +49,10 @@ TOOLS = {tool.name: tool for tool in (
                "import code2flow, os; assert os.path.isfile(os.path.join(os.path.dirname(code2flow.__file__), "
                "'node_modules', 'acorn', 'package.json')), 'no bundled acorn'; " + _VERSION.format("code2flow"),
                (("javascript", "node"),), "run_code2flow.py"),
+    StaticTool("wala", "WALA", ("java",), "", "", (), "",
+               gap="no adapter is built: WALA 1.5.2's class reader stops at Java 8 class files (\"unknown class "
+                   "file version: 61.0\" on JDK 17's own classes); docs/baselines.md says what one needs",
+               package=("libwala-java", "/usr/share/java/com.ibm.wala.core.jar")),
 )}
 
 
@@ -73,6 +79,10 @@ def tool(name: str) -> StaticTool:
 def tool_status(name: str) -> ToolStatus:
     """Whether `name` can run here (asked once per process): its version, and per language why not."""
     described = tool(name)
+    if described.gap:
+        package, file = described.package
+        installed = f"{package} is installed" if os.path.isfile(file) else f"{package} is not installed"
+        return ToolStatus(name, "", {}, f"{installed}, but {described.gap}")
     try:
         interpreter = find_interpreter()
     except InterpreterProblem as problem:
