@@ -72,6 +72,7 @@ RUNS: dict[tuple[str, ...], list[str]] = {
     ("parity",): ["--workspace", "{ws}", "--release", "{release}", "--prompts", "1", "--split", "all"],
     ("finetune-set",): ["--workspace", "{ws}", "--out", "{tmp}/train.jsonl"],
     ("import-inspect",): ["{tmp}/not-a-log.eval", "--workspace", "{ws}"],  # a bad log: named in `problems`
+    ("baseline",): ["pycg", "--split", "test", "--workspace", "{ws}"],
 }
 SKIPPED = {
     ("audit",): "a group: its actions are run one by one",
@@ -189,6 +190,7 @@ def test_the_format_page_is_linked_from_the_user_guide():
     (("compare",), ["--instance", PROGRAM], "traceeval.compare-instance"),
     (("compare",), ["--stats", "--resamples", "200"], "traceeval.paired-stats"),
     (("predict",), ["--dry-run"], "traceeval.predict-dry-run"),
+    (("baseline",), ["--list"], "traceeval.baselines"),
     (("retrace",), ["--fresh"], "traceeval.replay-check"),
     (("audit", "export"), ["--format", "json", "--output", "{tmp}/report.json"], None),
 ], ids=lambda value: " ".join(value) if isinstance(value, (list, tuple)) else str(value))

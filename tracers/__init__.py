@@ -1,9 +1,10 @@
 """Per-language tracers behind one protocol (`tracers.base.Tracer`), run in a shared sandbox.
 
 `trace_program(folder)` traces a program folder (or an `Instance`) and gives its `TraceRun`, for notebooks and
-scripts. `tracer_for(language)` gives the tracer of a language (its `Language.tracer`); `trace_instance` runs it
-once or N times (combining the runs so edges seen in only some of them stand out); a tracer that raises
-gives a run with status tracer_error, so one bug never ends a retrace or the app.
+scripts; `run_baseline(ws, "pycg", keys)` stores a static analyzer's graphs as model `static:pycg` (`tool_status`
+says whether a tool runs here). `tracer_for(language)` gives the tracer of a language (its `Language.tracer`);
+`trace_instance` runs it once or N times (combining the runs so edges seen in only some of them stand out); a
+tracer that raises gives a run with status tracer_error, so one bug never ends a retrace or the app.
 """
 from __future__ import annotations
 
@@ -85,5 +86,22 @@ def check_toolchains() -> list[ToolchainStatus]:
     return [tracer_for(language).check() for language in registry.names()]
 
 
-__all__ = ["Limits", "ToolchainStatus", "TraceOptions", "TraceRun", "Tracer", "check_toolchains", "trace_for_build",
-           "trace_instance", "trace_program", "trace_runs", "tracer_for"]
+# Static call-graph analyzers scored as models (docs/baselines.md), loaded on first use like core's API names.
+_LAZY = {"run_baseline": "tracers.static.runner", "tool_status": "tracers.static"}
+
+__all__ = ["Limits", "ToolchainStatus", "TraceOptions", "TraceRun", "Tracer", "check_toolchains", "run_baseline",
+           "tool_status", "trace_for_build", "trace_instance", "trace_program", "trace_runs", "tracer_for"]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tracers' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

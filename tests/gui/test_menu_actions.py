@@ -370,6 +370,21 @@ def cancel_model_run(window, qtbot, tmp_path):
     assert window.model_runs.job is None
 
 
+def run_static_analyzer(window, qtbot, tmp_path):
+    from traceeval_gui.runs.static_dialog import RunStaticAnalyzerDialog
+
+    seen = on_next_dialog(qtbot, reject, RunStaticAnalyzerDialog)
+    trigger(window, "Model › Run Static Analyzer")
+    assert seen and window.static_runs.job is None
+
+
+def cancel_static_analyzer(window, qtbot, tmp_path):
+    item = all_menu_items(window)["Model › Cancel Static Analyzer"]
+    assert not item.isEnabled()  # nothing runs (tests/gui/test_static_runs.py cancels a run)
+    item.trigger()
+    assert window.static_runs.job is None
+
+
 def release(window, qtbot, tmp_path):
     seen = on_next_dialog(qtbot, reject)
     trigger(window, "Model › TraceEval Release")
@@ -495,6 +510,8 @@ EXPECTATIONS = {
     "Model › Run Model": _with_path(run_model),
     "Model › Cancel Model Run": _with_path(cancel_model_run),
     "Model › TraceEval Release": _with_path(release),
+    "Model › Run Static Analyzer": _with_path(run_static_analyzer),
+    "Model › Cancel Static Analyzer": _with_path(cancel_static_analyzer),
     "Audit › New Audit": _with_path(new_audit),
     "Audit › Continue Audit": no_audits_yet,
     "Audit › Audit Results": no_audits_yet,

@@ -21,6 +21,7 @@ from core.scoring.normalise import MODES
 from core.scoring.tables import FORMATS
 from traceeval_gui.cli import (
     audit_commands,
+    baseline_commands,
     build_commands,
     dataset_commands,
     export_commands,
@@ -188,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     finetune_commands.register(commands, _dataset_args)
     inspect_commands.register(commands, DATASET_HELP, _workspace_args)
     export_commands.register(commands, _dataset_args, _modes_args)
+    baseline_commands.register(commands, _dataset_args, _selection_args)
     return parser
 
 

@@ -12,6 +12,7 @@ from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
+from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
@@ -91,17 +92,20 @@ def retrace(args) -> int:
 def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     rows += sandbox_report()
+    optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    status = 0 if all(ok for _, ok, _ in rows) else 1
     if args.format != "text":
-        records = [{"check": name, "ok": ok, "detail": detail} for name, ok, detail in rows]
+        records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]
+        records += [{"check": name, "ok": ok, "detail": detail, "optional": True} for name, ok, detail in optional]
         if args.format == "json":
-            print_document("doctor", {"checks": records, "all_ok": all(ok for _, ok, _ in rows)})
+            print_document("doctor", {"checks": records, "all_ok": status == 0})
         else:
-            print(records_text(records, args.format, ("check", "ok", "detail")), end="")
-        return 0 if all(ok for _, ok, _ in rows) else 1
-    width = max(len(name) for name, _, _ in rows)
-    for name, ok, detail in rows:
+            print(records_text(records, args.format, ("check", "ok", "detail", "optional")), end="")
+        return status
+    width = max(len(name) for name, _, _ in rows + optional)
+    for name, ok, detail in rows + optional:
         print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
-    return 0 if all(ok for _, ok, _ in rows) else 1
+    return status
 
 
 def _selected_keys(args, ws: Workspace) -> list[str]:

@@ -50,12 +50,13 @@ class ModelRunStatus(QWidget):
             layout.addWidget(widget)
         self.hide()
 
-    def show_progress(self, name: str, done: int, total: int, failed: int, stopping: bool) -> None:
+    def show_progress(self, name: str, done: int, total: int, failed: int, stopping: bool,
+                      verb: str = "answered") -> None:
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(done)
         failures = f" · {failed:,} failed" if failed else ""
         state = " · stopping…" if stopping else ""
-        self.label.setText(f"{name}: {done:,} / {total:,} answered{failures}{state}")
+        self.label.setText(f"{name}: {done:,} / {total:,} {verb}{failures}{state}")
         self.cancel_button.setEnabled(not stopping)
         self.show()
 

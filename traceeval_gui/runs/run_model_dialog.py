@@ -28,18 +28,16 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QRadioButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from core.errors import TraceEvalError
-from core.languages import registry
 from core.llm.endpoints import KEY_ENV_VARS, RunSettings, credentials_path, load_recent_endpoints, resolve_api_key
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.llm.prompts import approximate_tokens, build_prompt
+from traceeval_gui.runs.program_scope import ProgramScope
 from traceeval_gui.runs.release_field import ReleaseField
 from traceeval_gui.runs.run_estimate import RunEstimateView
 from traceeval_gui.state.app_state import AppState
@@ -68,11 +66,13 @@ class RunModelDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Run Model")
         self.state = state
-        self.listed_keys = tuple(listed_keys)
         self.request: ModelRunRequest | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(self._endpoint_group())
-        layout.addWidget(self._programs_group())
+        self.programs = ProgramScope(state, listed_keys)
+        self.scope_buttons, self.split_combo = self.programs.scope_buttons, self.programs.split_combo
+        self.language_boxes, self.limit_spin = self.programs.language_boxes, self.programs.limit_spin
+        layout.addWidget(self.programs)
         layout.addWidget(self._prompt_group())
         layout.addWidget(self._parameters_group())
         self.counts_label = QLabel()
@@ -93,10 +93,7 @@ class RunModelDialog(QDialog):
         layout.addWidget(buttons)
         self.model_edit.textChanged.connect(self.estimate_view.set_model)
         for signal in (self.model_edit.textChanged, self.name_edit.textChanged, self.redo_box.toggled,
-                       self.limit_spin.valueChanged, self.split_combo.currentIndexChanged,
-                       self.max_tokens_spin.valueChanged, self.release_field.changed,
-                       *(box.toggled for box in self.language_boxes.values()),
-                       *(button.toggled for button in self.scope_buttons.values())):
+                       self.programs.changed, self.max_tokens_spin.valueChanged, self.release_field.changed):
             signal.connect(self._update_counts)
         self.url_combo.currentTextChanged.connect(self._update_key_hint)
         self._restore_last_settings()
@@ -130,45 +127,6 @@ class RunModelDialog(QDialog):
         form.addRow("Name:", self.name_edit)
         form.addRow("API key:", self.key_edit)
         form.addRow("", self.remember_box)
-        return group
-
-    def _programs_group(self) -> QGroupBox:
-        group = QGroupBox("Programs")
-        form = QFormLayout(group)
-        current = self.state.instance_key
-        self.scope_buttons = {
-            "current": QRadioButton(f"This program ({current.split('/', 1)[1]})" if current else "This program"),
-            "listed": QRadioButton(f"Programs listed in the Programs panel ({len(self.listed_keys):,})"),
-            "split": QRadioButton("By split and language:"),
-        }
-        self.scope_buttons["current"].setEnabled(current is not None)
-        self.scope_buttons["split"].setChecked(True)
-        for button in self.scope_buttons.values():
-            form.addRow(button)
-        self.split_combo = QComboBox()
-        splits = sorted({row.split for row in self.state.opened.rows if row.split}) if self.state.opened else []
-        for split in splits + ["all"]:
-            self.split_combo.addItem(split if split != "all" else "all programs", split)
-        if self.state.opened and self.state.opened.default_split:
-            self.split_combo.setCurrentIndex(self.split_combo.findData(self.state.opened.default_split))
-        self.language_boxes = {language: QCheckBox(registry.title(language)) for language in registry.names()}
-        row = QHBoxLayout()
-        row.addWidget(self.split_combo)
-        for box in self.language_boxes.values():
-            box.setChecked(True)
-            row.addWidget(box)
-        row.addStretch(1)
-        form.addRow("   ", layout_widget(row))
-        self.limit_spin = QSpinBox()
-        self.limit_spin.setRange(0, 1_000_000)
-        self.limit_spin.setSpecialValueText("no limit")
-        self.limit_spin.setToolTip("Only the first N programs (language, id order): a cheap first look")
-        self.limit_spin.setMinimumWidth(110)
-        limit_row = QHBoxLayout()
-        limit_row.addWidget(self.limit_spin)
-        limit_row.addWidget(QLabel("programs (0 = no limit)"))
-        limit_row.addStretch(1)
-        form.addRow("First:", layout_widget(limit_row))
         return group
 
     def _prompt_group(self) -> QGroupBox:
@@ -234,17 +192,7 @@ class RunModelDialog(QDialog):
 
     # -- what would run -------------------------------------------------------------------
     def selected_keys(self) -> list[str]:
-        if self.scope_buttons["current"].isChecked():
-            keys = [self.state.instance_key] if self.state.instance_key else []
-        elif self.scope_buttons["listed"].isChecked():
-            keys = list(self.listed_keys)
-        else:
-            split = self.split_combo.currentData()
-            languages = {language for language, box in self.language_boxes.items() if box.isChecked()}
-            rows = self.state.opened.rows if self.state.opened else ()
-            keys = [r.key for r in rows if r.language in languages and (split == "all" or r.split == split)]
-        limit = self.limit_spin.value()
-        return keys[:limit] if limit else keys
+        return self.programs.selected_keys()
 
     def stored_name(self) -> str:
         return self.name_edit.text().strip() or self.model_edit.text().strip()

@@ -40,6 +40,7 @@ from traceeval_gui.program.compare_panel import ComparePanel
 from traceeval_gui.program.edge_table import EdgePanel
 from traceeval_gui.program.source_view import SourceView
 from traceeval_gui.runs.model_runs import ModelRunActions
+from traceeval_gui.runs.static_runs import StaticRunActions
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.state.jobs import ImportResultsJob, Job, OpenDatasetJob, OpenedDataset
 from traceeval_gui.state.session import RecentDataset, Session
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
 
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
+        self.static_runs = StaticRunActions(self)
         self.audits = AuditActions(self)
         self._build_toolbar()
         self._build_menus()
@@ -132,6 +134,7 @@ class MainWindow(QMainWindow):
         self.exports.message.connect(self._on_panel_message)
         self.compare_panel.export_requested.connect(self.exports.ask_paired)
         self.model_runs.message.connect(self._on_panel_message)
+        self.static_runs.message.connect(self._on_panel_message)
         self.problems_dock.message.connect(self._on_panel_message)
         state.dataset_opened.connect(self._on_state_dataset_opened)
         state.model_selected.connect(self._on_state_model_selected)
@@ -278,7 +281,9 @@ class MainWindow(QMainWindow):
                                     "Run the program under its tracer in the sandbox and show the run"))
         trace_menu.addAction(action(self, "&Cancel Trace", self.tracer_panel.cancel_trace, "Shift+F5"))
 
-        self.model_runs.add_to(bar.addMenu("&Model"))
+        model_menu = bar.addMenu("&Model")
+        self.model_runs.add_to(model_menu)
+        self.static_runs.add_to(model_menu)
         self.audits.add_to(bar.addMenu("&Audit"))
 
         help_menu = bar.addMenu("&Help")
@@ -305,6 +310,7 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.progress_bar)
         bar.addPermanentWidget(self.error_indicator)
         bar.addPermanentWidget(self.model_runs.status)  # permanent: status messages do not hide it
+        bar.addPermanentWidget(self.static_runs.status)
         for label in (self.workspace_label, self.programs_label, self.problems_label):
             label.setContentsMargins(8, 0, 8, 0)
             bar.addPermanentWidget(label)
