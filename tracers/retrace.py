@@ -1,23 +1,20 @@
 """Re-trace many instances of a workspace in parallel, keeping every run, resumable.
 
-Tracers run in worker threads (each trace is a sandboxed child process, so threads are enough);
-only the calling thread touches the workspace, storing each run the moment it finishes, so an
+Tracers run a few at a time (tracers.program_pool); each run is stored the moment it finishes, so an
 interrupted retrace loses nothing and a second call with the same batch skips what is done.
 """
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from time import monotonic
 
 from core.dataset.workspace import Workspace
 from tracers import trace_instance
 from tracers.base import TraceOptions
+from tracers.program_pool import each_result
 
-log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 
 
@@ -47,30 +44,13 @@ def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, ru
     total = len(todo)
     if progress:
         progress(0, total, "")
-    pending: dict[Future, str] = {}
-    queue = iter(todo)
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="retrace") as pool:
-        while True:
-            while len(pending) < max(1, jobs) * 2 and not (cancel and cancel.is_set()):
-                key = next(queue, None)
-                if key is None:
-                    break
-                instance = ws.instance(key)
-                if instance is None:
-                    log.warning("%s: not in the workspace index, skipped", key)
-                    continue
-                pending[pool.submit(trace_instance, instance, options, runs)] = key
-            if not pending:
-                break
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                pending.pop(future)
-                run = future.result()
-                ws.store_run(run, batch=batch)
-                report.traced += 1
-                report.statuses[run.status] = report.statuses.get(run.status, 0) + 1
-                if progress:
-                    progress(report.traced, total, run.instance_key)
+    for _key, run in each_result(ws, todo, lambda instance: trace_instance(instance, options, runs), jobs=jobs,
+                                 cancel=cancel, name="retrace"):
+        ws.store_run(run, batch=batch)
+        report.traced += 1
+        report.statuses[run.status] = report.statuses.get(run.status, 0) + 1
+        if progress:
+            progress(report.traced, total, run.instance_key)
     report.cancelled = bool(cancel and cancel.is_set()) and report.traced < total
     report.seconds = monotonic() - started
     return report

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
@@ -24,6 +23,7 @@ from core.languages import get
 from core.records import Instance, Prediction
 from core.safe_files import read_text, why_unreadable
 from core.symbols import extract_symbols
+from tracers.program_pool import each_result
 from tracers.python_interpreter import InterpreterProblem, find_interpreter
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, SandboxResult, run_sandboxed
@@ -142,34 +142,18 @@ def run_baseline(ws: Workspace, name: str, keys: Sequence[str], *, jobs: int = 2
     started = monotonic()
     if progress:
         progress(0, len(todo), "")
-    pending: dict[Future, str] = {}
-    queue = iter(todo)
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix=f"static-{name}") as pool:
-        while True:
-            while len(pending) < max(1, jobs) * 2 and not (cancel and cancel.is_set()):
-                key = next(queue, None)
-                if key is None:
-                    break
-                instance = ws.instance(key)
-                if instance is not None:
-                    pending[pool.submit(analyse, name, instance, limits, cancel)] = key
-            if not pending:
-                break
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key = pending.pop(future)
-                run = future.result()
-                if cancel is not None and cancel.is_set() and run.failed:
-                    continue  # cut short by the cancel: not a result of the tool
-                ws.store_predictions(model, [run.prediction], sources=[source],
-                                     note=f"static call-graph analyzer {source}")
-                report.analysed += 1
-                report.outside += run.outside
-                if run.failed:
-                    report.failed += 1
-                    report.problems.append(f"{key}: {run.prediction.parse_problems[0]}")
-                if progress:
-                    progress(report.analysed, len(todo), key)
+    for key, run in each_result(ws, todo, lambda instance: analyse(name, instance, limits, cancel), jobs=jobs,
+                                cancel=cancel, name=f"static-{name}"):
+        if cancel is not None and cancel.is_set() and run.failed:
+            continue  # cut short by the cancel: not a result of the tool
+        ws.store_predictions(model, [run.prediction], sources=[source], note=f"static call-graph analyzer {source}")
+        report.analysed += 1
+        report.outside += run.outside
+        if run.failed:
+            report.failed += 1
+            report.problems.append(f"{key}: {run.prediction.parse_problems[0]}")
+        if progress:
+            progress(report.analysed, len(todo), key)
     report.cancelled = bool(cancel and cancel.is_set()) and report.analysed < len(todo)
     report.seconds = monotonic() - started
     return report
