@@ -5,8 +5,9 @@ tests (the sibling of tests/llm_server.py, which speaks chat completions).
         traceeval batch prepare --provider openai --base-url server.base_url ...
 
 - OpenAI: `POST /v1/files` (multipart upload, purpose batch), `GET /v1/files/{id}/content`, `POST /v1/batches`,
-  `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Each retrieve is a poll: `validating`, then `in_progress`,
-  then `completed` with an output file (answers) and an error file (errored, expired or cancelled requests).
+  `GET /v1/batches` (the list), `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Each retrieve is a poll:
+  `validating`, then `in_progress`, then `completed` with an output file (answers) and an error file (errored,
+  expired or cancelled requests).
 - Anthropic: `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET .../{id}/results`,
   `POST .../{id}/cancel`: `in_progress` until `ended`, results as JSONL of succeeded / errored / expired / canceled.
 Each request is answered from `answers` (prompt hash -> text); `fate(custom_id)` can make one errored or expired.
@@ -298,6 +299,11 @@ def _handler_class(server: FakeBatchServer) -> type[BaseHTTPRequestHandler]:
                     self._send(200, server.files[parts[1]], "application/octet-stream")
                 else:
                     self._json(404, _error("no such file"))
+            elif method == "GET" and parts == ["batches"]:  # newest first, as the service lists them
+                views = [server._openai_view(b) for b in reversed(server.batches.values()) if b.kind == "openai"]
+                self._json(200, {"object": "list", "data": views, "has_more": False,
+                                 "first_id": views[0]["id"] if views else None,
+                                 "last_id": views[-1]["id"] if views else None})
             elif method == "POST" and parts == ["batches"]:
                 self._json(*server.create_openai(json.loads(body or b"{}")))
             elif parts[:1] == ["batches"] and len(parts) >= 2 and parts[1] in server.batches:

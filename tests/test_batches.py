@@ -282,3 +282,26 @@ def test_cancelling_a_batch_lists_its_requests_as_cancelled(demo, tmp_path, caps
     assert {row["status"] for row in json.loads(out)["failed"]} == {"canceled"}
     code, _, err = run(capsys, "batch", "cancel", "1", *ws)
     assert code == 2 and "only a prepared or submitted batch" in err
+
+
+def test_a_batch_created_just_before_a_crash_is_adopted_not_sent_again(demo, tmp_path, capsys):
+    """The process stopped after OpenAI created the batch but before the workspace recorded its id: the next
+    submit finds the batch made from the recorded upload and adopts it."""
+    from core.llm.batches.providers import OpenAIBatches
+
+    path, answers, keys = demo
+    ws = ["--workspace", path]
+    with FakeBatchServer(answers, ends_after=2) as server:
+        run(capsys, "batch", "prepare", *ws, "--provider", "openai", "--model", "fake", "--base-url", server.base_url,
+            "--instances", ",".join(keys[:3]), "--out", tmp_path / "in")
+        with Workspace(path) as opened:
+            store = BatchStore(opened)
+            batch = store.get(1)
+            OpenAIBatches(server.base_url, None).submit(Path(batch.input_path), 1, "",
+                                                        lambda file_id: store.update(1, input_file_id=file_id))
+            assert store.get(1).state == "prepared" and store.get(1).input_file_id  # the crash: no remote id
+        code, _, err = run(capsys, "batch", "submit", *ws, "--wait", "--poll-seconds", "0.01")
+        assert code == 0, err
+        assert len(server.batches) == 1 and len(server.files) == 2  # the one upload and its output file
+    with Workspace(path) as opened:
+        assert opened.predicted_keys("fake") == set(keys[:3])

@@ -148,7 +148,9 @@ def prepare_command(args) -> int:
 
     if args.provider not in PROVIDER_CHOICES:
         raise UsageError(f"unknown provider {args.provider!r}")
-    base_url = (args.base_url or DEFAULT_URLS.get(args.provider, "")).rstrip("/")
+    base_url = (args.base_url or DEFAULT_URLS.get(args.provider, "")).strip().rstrip("/")
+    if args.provider != "vllm" and not base_url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url {base_url!r} must start with http:// or https://")
     settings = BatchSettings(args.provider, args.model, args.name or args.model, base_url, args.temperature,
                              args.max_tokens, args.rules, args.api_key_env)
     ws, _ = open_workspace(args)

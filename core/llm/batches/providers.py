@@ -21,6 +21,7 @@ from core.llm.chat import NO_PLACEHOLDER_KEY, clip
 
 RESULTS_CAP_BYTES = 2 * 1024 ** 3  # results of the largest batch (256 MB of prompts) with room for the answers
 ANTHROPIC_VERSION = "2023-06-01"
+ADOPT_LOOKBACK = 100  # how many of the latest batches are searched for one made from our upload
 OPENAI_ENDED = ("completed", "failed", "expired", "cancelled")
 _REMOTE_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
@@ -109,6 +110,10 @@ class OpenAIBatches(BatchService):
                     file=(input_path.name, handle), purpose="batch"))
             input_file_id = checked_id(uploaded.id, "file id")
             on_uploaded(input_file_id)
+        else:  # uploaded before a crash: the batch may exist already, made just before the crash
+            existing = self._batch_of_file(input_file_id)
+            if existing is not None:
+                return existing
         created = self._call("creating the batch", lambda client: client.batches.create(
             input_file_id=input_file_id, endpoint="/v1/chat/completions", completion_window="24h",
             metadata={"traceeval_batch": str(local_id)}))
@@ -116,6 +121,13 @@ class OpenAIBatches(BatchService):
 
     def retrieve(self, remote_id):
         return self._remote(self._call("reading the batch", lambda client: client.batches.retrieve(remote_id)))
+
+    def _batch_of_file(self, input_file_id: str) -> RemoteBatch | None:
+        """The newest batch made from `input_file_id` among the account's latest ones, if any: an upload is made for
+        one batch only, so such a batch is ours, created by a process that stopped before it could record it."""
+        page = self._call("listing the batches", lambda client: client.batches.list(limit=ADOPT_LOOKBACK))
+        found = next((batch for batch in page.data if batch.input_file_id == input_file_id), None)
+        return None if found is None else self._remote(found)
 
     def cancel(self, remote_id):
         return self._remote(self._call("cancelling the batch", lambda client: client.batches.cancel(remote_id)))
