@@ -193,10 +193,12 @@ def test_a_vllm_run_batch_output_file_is_collected(demo, tmp_path, capsys):
             "status_code": 200, "request_id": f"r{n}", "body": {"choices": [{"index": 0, "message": {
                 "role": "assistant", "content": text}, "finish_reason": "stop"}]}}, "error": None})
     out_file = tmp_path / "out.jsonl"
-    out_file.write_text("\n".join(json.dumps(o) for o in output) + "\n{broken\n")
+    stray = {**output[1], "custom_id": custom_ids.encode("python/not_asked_0001", HASH)}  # a line of another file
+    out_file.write_text("\n".join(json.dumps(o) for o in [*output, stray]) + "\n{broken\n")
     code, _, err = run(capsys, "batch", "collect", "--workspace", path, "--file", out_file)
     assert code == 1  # one unreadable line, named
-    assert f"problem: {out_file}: line 4: not JSON" in err and "3 answer(s) stored" in err
+    assert f"problem: {out_file}: line 5: not JSON" in err and "3 answer(s) stored" in err
+    assert "(program python/not_asked_0001) is not a request of batch 1; ignored" in err
     with Workspace(path) as opened:
         stored = opened.predictions("qwen")
     assert set(stored) == set(keys[:3])
@@ -305,3 +307,28 @@ def test_a_batch_created_just_before_a_crash_is_adopted_not_sent_again(demo, tmp
         assert len(server.batches) == 1 and len(server.files) == 2  # the one upload and its output file
     with Workspace(path) as opened:
         assert opened.predicted_keys("fake") == set(keys[:3])
+
+
+def test_a_batch_another_live_process_is_submitting_is_left_to_it_and_a_dead_ones_is_taken_over(demo, tmp_path,
+                                                                                                   capsys):
+    import socket
+
+    path, answers, keys = demo
+    ws = ["--workspace", path]
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                              check=True)
+    dead_pid = int(finished.stdout)  # a process that has ended
+    with FakeBatchServer(answers, ends_after=1) as server:
+        run(capsys, "batch", "prepare", *ws, "--provider", "anthropic", "--model", "fake", "--base-url",
+            server.base_url, "--instances", ",".join(keys[:2]), "--out", tmp_path / "in")
+        with Workspace(path) as opened:
+            BatchStore(opened).update(1, claim=f"{socket.gethostname()}:{os.getpid()}:{time.time():.0f}:other")
+        code, _, err = run(capsys, "batch", "submit", *ws)
+        assert code == 0 and "batch 1: being submitted by another process" in err and not server.batches
+        with Workspace(path) as opened:
+            BatchStore(opened).update(1, claim=f"{socket.gethostname()}:{dead_pid}:{time.time():.0f}:crashed")
+        code, out, err = run(capsys, "batch", "submit", *ws)
+        assert code == 0, err
+        assert len(server.batches) == 1 and "submitted" in out
+    with Workspace(path) as opened:
+        assert BatchStore(opened).get(1).claim == "" and BatchStore(opened).get(1).state == "submitted"

@@ -126,7 +126,7 @@ def m009_batches(db):
         "input_path": str, "requests": int, "bytes": int, "input_file_id": str, "remote_id": str,
         "remote_status": str, "state": str, "output_file_id": str, "error_file_id": str, "succeeded": int,
         "errored": int, "expired": int, "canceled": int, "message": str, "created_at": str, "submitted_at": str,
-        "ended_at": str, "collected_at": str,
+        "ended_at": str, "collected_at": str, "claim": str,
     }, pk="id")
     db["batches"].create_index(["model", "state"])
     db["batch_requests"].create({

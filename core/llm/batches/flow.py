@@ -125,14 +125,26 @@ def submit(ws: Workspace, api_key: KeyFor, batch_ids: Sequence[int] | None = Non
         if batch.state != PREPARED:
             sent.append(batch)
             continue
+        claim = store.claim(batch)
+        if claim is None:
+            if progress:
+                holder = store.get(batch.id).claim.split(":")
+                progress(f"batch {batch.id}: being submitted by another process (host {holder[0]}, pid "
+                         f"{holder[1] if len(holder) > 1 else '?'}); left to it")
+            continue
         remote_service = service(batch.provider, batch.base_url, api_key(batch))
 
         def keep_file_id(file_id: str, batch_id: int = batch.id) -> None:
             store.update(batch_id, input_file_id=file_id)
 
-        remote = remote_service.submit(Path(batch.input_path), batch.id, batch.input_file_id, keep_file_id)
+        try:
+            remote = remote_service.submit(Path(batch.input_path), batch.id, store.get(batch.id).input_file_id,
+                                           keep_file_id)
+        except BaseException:
+            store.release(batch.id, claim)
+            raise
         row = store.update(batch.id, remote_id=remote.remote_id, remote_status=remote.status, state=SUBMITTED,
-                           submitted_at=now_iso())
+                           submitted_at=now_iso(), claim="")
         if progress:
             progress(f"batch {batch.id}: submitted to {batch.provider} as {remote.remote_id} ({batch.requests:,} "
                      "requests)")
@@ -249,7 +261,9 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
     seen: dict[str, BatchAnswer] = {}
     for answer in answers:
         if answer.custom_id not in rows:
-            report.problems.append(f"{source}: custom_id {answer.custom_id[:80]!r} is not a request of batch "
+            named = custom_ids.decode(answer.custom_id)
+            what = f" (program {named.key})" if named is not None and named.key else ""
+            report.problems.append(f"{source}: custom_id {answer.custom_id[:80]!r}{what} is not a request of batch "
                                    f"{batch.id}; ignored")
         elif answer.custom_id in seen and seen[answer.custom_id].status == SUCCEEDED:
             report.problems.append(f"{source}: custom_id {answer.custom_id} answered twice; the first answer kept")

@@ -8,6 +8,10 @@ Local states: `prepared` (the input file is written, nothing sent), `submitted` 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import time
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +24,7 @@ from core.verdicts import now_iso
 PREPARED, SUBMITTED, COLLECTED, FAILED, CANCELLED = "prepared", "submitted", "collected", "failed", "cancelled"
 OPEN_STATES = (PREPARED, SUBMITTED)  # a program in such a batch is not asked again
 PENDING = "pending"  # a request with no result yet
+FOREIGN_CLAIM_S = 3600.0  # a claim from another machine is taken over after this long
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class BatchRow:
     submitted_at: str
     ended_at: str
     collected_at: str
+    claim: str  # "host:pid:time:token" of the process submitting it now, or ""
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ class BatchStore:
                           "input_file_id": "", "remote_id": "", "remote_status": "", "state": PREPARED,
                           "output_file_id": "", "error_file_id": "", "succeeded": 0, "errored": 0, "expired": 0,
                           "canceled": 0, "message": "", "created_at": now_iso(), "submitted_at": "", "ended_at": "",
-                          "collected_at": ""})
+                          "collected_at": "", "claim": ""})
             batch_id = table.last_pk
             if batch_id is None:
                 raise WorkspaceError("the batch row has no id")
@@ -90,6 +96,21 @@ class BatchStore:
                   "error": "", "finish_reason": None, "tokens_in": None, "tokens_out": None, "collected_at": ""}
                  for line in lines), batch_size=500)
         return int(batch_id)
+
+    def claim(self, batch: BatchRow) -> str | None:
+        """Take a prepared batch for submitting it: the claim's text, or None when a live process holds it. A claim
+        left by a process that died (on this machine) is taken over; the compare-and-set makes one process win."""
+        if batch.state != PREPARED or (batch.claim and claim_alive(batch.claim)):
+            return None
+        mine = f"{socket.gethostname()}:{os.getpid()}:{time.time():.0f}:{uuid.uuid4().hex[:8]}"
+        cursor = self.db.execute("update batches set claim = ? where id = ? and state = ? and claim = ?",
+                                 [mine, batch.id, PREPARED, batch.claim])
+        self.db.conn.commit()
+        return mine if cursor.rowcount == 1 else None
+
+    def release(self, batch_id: int, claim: str) -> None:
+        self.db.execute("update batches set claim = '' where id = ? and claim = ?", [batch_id, claim])
+        self.db.conn.commit()
 
     def update(self, batch_id: int, **fields) -> BatchRow:
         self.db.table("batches").update(batch_id, fields)
@@ -139,6 +160,28 @@ class BatchStore:
 
     def set_request(self, batch_id: int, custom_id: str, **fields) -> None:
         self.db.table("batch_requests").update((batch_id, custom_id), {**fields, "collected_at": now_iso()})
+
+
+def claim_alive(claim: str) -> bool:
+    """Whether the process named in a claim may still be submitting: alive on this machine, or a recent claim made
+    on another one (whose processes cannot be seen from here)."""
+    host, _, rest = claim.partition(":")
+    pid_text, _, rest = rest.partition(":")
+    made = rest.partition(":")[0]
+    if host != socket.gethostname():
+        try:
+            return time.time() - float(made) < FOREIGN_CLAIM_S
+        except ValueError:
+            return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
 
 
 def _batch(r: dict) -> BatchRow:
