@@ -56,6 +56,8 @@ class FakeBatchServer:
         self.answers, self.ends_after, self.stagger = dict(answers), ends_after, stagger
         self.fate = fate or (lambda custom_id: "succeeded")
         self.api_key = api_key
+        # a hostile server: (method, path) -> (status, headers, body) replaces the service's own answer when not None
+        self.override: Callable[[str, str], tuple[int, dict[str, str], bytes] | None] = lambda method, path: None
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, _Batch] = {}
         self.log: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers)
@@ -276,6 +278,11 @@ def _handler_class(server: FakeBatchServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             with server._lock:
                 server.log.append((method, path, headers))
+                hostile = server.override(method, path)
+                if hostile is not None:
+                    code, extra, data = hostile
+                    self._send(code, data, "application/json", extra)
+                    return
                 if server.api_key and not self._authorised(path, headers):
                     self._json(401, _error("invalid api key"))
                     return
@@ -335,10 +342,12 @@ def _handler_class(server: FakeBatchServer) -> type[BaseHTTPRequestHandler]:
         def _json(self, code: int, data: dict) -> None:
             self._send(code, json.dumps(data).encode(), "application/json")
 
-        def _send(self, code: int, data: bytes, content_type: str) -> None:
+        def _send(self, code: int, data: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
             try:
                 self.send_response(code)
                 self.send_header("Content-Type", content_type)
+                for name, value in (extra or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

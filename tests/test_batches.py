@@ -332,3 +332,35 @@ def test_a_batch_another_live_process_is_submitting_is_left_to_it_and_a_dead_one
         assert len(server.batches) == 1 and "submitted" in out
     with Workspace(path) as opened:
         assert BatchStore(opened).get(1).claim == "" and BatchStore(opened).get(1).state == "submitted"
+
+
+@pytest.mark.parametrize("provider, reply, expected", [
+    ("anthropic", (200, {}, b'{"id": "../../v1/admin", "processing_status": "in_progress"}'),
+     "the server sent a batch id that is not an id"),
+    ("anthropic", (401, {}, b'{"error": {"message": "bad key sk-secret"}}'), "refused the API key (401)"),
+    ("anthropic", (302, {"Location": "http://127.0.0.1:9/steal"}, b""), "creating the batch refused (302)"),
+    ("anthropic", (200, {}, b"<html>not json</html>"), "creating the batch: the answer is not JSON"),
+    ("openai", (500, {}, b'{"error": {"message": "boom"}}'), "uploading the input file"),
+    ("openai", (200, {}, b'{"id": "file id with spaces", "object": "file", "bytes": 1, "created_at": 0, '
+                        b'"filename": "x", "purpose": "batch", "status": "processed"}'),
+     "the server sent a file id that is not an id"),
+], ids=["bad-id", "401", "redirect", "not-json", "openai-500", "openai-bad-file-id"])
+def test_a_hostile_server_gets_one_line_and_the_batch_stays_prepared(provider, reply, expected, demo, tmp_path,
+                                                                      capsys):
+    path, answers, keys = demo
+    ws = ["--workspace", path]
+    with FakeBatchServer(answers) as server:
+        run(capsys, "batch", "prepare", *ws, "--provider", provider, "--model", "fake", "--base-url", server.base_url,
+            "--instances", keys[0], "--out", tmp_path / "in", "--api-key-env", "HOSTILE_KEY")
+        server.override = lambda method, route: reply if method == "POST" else None
+        os.environ["HOSTILE_KEY"] = "sk-secret"
+        try:
+            code, out, err = run(capsys, "batch", "submit", *ws)
+        finally:
+            del os.environ["HOSTILE_KEY"]
+        assert not any(route.endswith("/steal") for _, route, _ in server.log)  # a redirect is not followed
+    assert code == 2 and expected in err and err.count("\n") == 1, err
+    assert "sk-secret" not in out + err
+    with Workspace(path) as opened:
+        batch = BatchStore(opened).get(1)
+    assert batch.state == "prepared" and batch.claim == ""  # the next submit tries again
