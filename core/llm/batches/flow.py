@@ -9,6 +9,7 @@ resumes from the workspace: a fresh `collect` gets whatever finished.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -229,8 +230,6 @@ def cancel_batch(ws: Workspace, api_key: KeyFor, batch_id: int) -> BatchRow:
 def api_key_for(batch: BatchRow, variable: str | None = None) -> str | None:
     """The key for a batch's provider: the variable named (here, else when the batch was prepared), else
     $ANTHROPIC_API_KEY for Anthropic, else what `predict` would use for its URL (core.llm.endpoints)."""
-    import os
-
     variable = variable or batch.params.get("api_key_env")
     if not variable and batch.provider == "anthropic" and os.environ.get(ANTHROPIC_KEY_ENV):
         return os.environ[ANTHROPIC_KEY_ENV]
