@@ -23,7 +23,7 @@ from core.scoring.run_family import families, member_name, split_member
 from core.scoring.scores import Selection, score_table
 from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.llm_server import FakeChatServer, demo_truth_answers, seeded_answers
+from tests.llm_server import FakeChatServer, demo_truth_answers, request_prompt_hash, seeded_answers, status
 
 
 @pytest.fixture
@@ -217,3 +217,26 @@ def test_an_older_workspace_gains_the_run_wall_time_and_its_runs_keep_theirs_fro
         ws.finish_model_run(run_id, status="stopped", wall_s=0.25)
         newer = next(r for r in ledger(ws) if r.run == run_id)
         assert (newer.failed, newer.requests, newer.wall_s, newer.seed, newer.temperature) == (1, 1, 0.25, 4, 0.5)
+
+
+def test_each_run_resumes_on_its_own(demo, tmp_path, capsys):
+    path, answers = demo
+    refused = set(sorted(answers)[:3])
+
+    def flaky(request, attempt):
+        if request.get("seed") == 2 and request_prompt_hash(request) in refused:
+            return status(400, {"error": {"message": "not now", "type": "invalid_request_error"}})
+        return respond(request, attempt)
+
+    respond = seeded_answers(answers, _vary(set()))
+    common = ("predict", "--workspace", path, "--model", "fake-model", "--split", "all", "--runs", "2",
+              "--seeds", "1,2", "--no-results-files")
+    with FakeChatServer(flaky) as server:
+        code, _, err = run(capsys, *common, "--base-url", server.base_url)
+    assert code == 1 and "fake-model@r1: finished: 12 answered, 3 failed" in err
+    with FakeChatServer(respond) as server:
+        code, _, err = run(capsys, *common, "--base-url", server.base_url)
+        asked = [(request.body["seed"], request.prompt_hash) for request in server.chat_requests()]
+    assert code == 0, err
+    assert "fake-model: 15 program(s) selected, 15 already answered, 0 to ask" in err
+    assert sorted(asked) == sorted((2, key) for key in refused)  # only run 1's missing programs are asked again
