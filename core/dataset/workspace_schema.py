@@ -117,5 +117,12 @@ def m008_blind_audits(db):
     db["audits"].add_column("blind", int, not_null_default=0)
 
 
+@MIGRATIONS()
+def m009_model_run_wall_time(db):
+    """A model run's wall time in seconds, measured by the run (its start and end times are to the second only); the
+    ledger (`core.llm.ledger`) reads it. Older runs have none and fall back to their start and end times."""
+    db["model_runs"].add_column("wall_s", float)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)
