@@ -104,12 +104,12 @@ def test_hostile_result_lines_are_named_and_the_good_ones_kept():
 def test_an_older_workspace_gains_the_batch_tables_and_keeps_its_answers(tmp_path):
     path = tmp_path / "old.sqlite"
     db = Database(path)
-    MIGRATIONS.apply(db, stop_before="m009_batches")
+    MIGRATIONS.apply(db, stop_before="m010_batches")
     db.close()
     with Workspace(path) as ws:
         ws.store_predictions("m", [Prediction("p_0001", "m", "python", build_graph())])
     db = Database(path)
-    db.execute("delete from _sqlite_migrations where name = 'm009_batches'")
+    db.execute("delete from _sqlite_migrations where name = 'm010_batches'")
     db["batch_requests"].drop()
     db["batches"].drop()
     db.conn.commit()

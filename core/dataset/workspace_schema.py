@@ -118,7 +118,14 @@ def m008_blind_audits(db):
 
 
 @MIGRATIONS()
-def m009_batches(db):
+def m009_model_run_wall_time(db):
+    """A model run's wall time in seconds, measured by the run (its start and end times are to the second only); the
+    ledger (`core.llm.ledger`) reads it. Older runs have none and fall back to their start and end times."""
+    db["model_runs"].add_column("wall_s", float)
+
+
+@MIGRATIONS()
+def m010_batches(db):
     """Provider batches (OpenAI's Batch API, Anthropic's Message Batches, vLLM run-batch files): each batch's
     provider, remote ids and state, and one row per request with the program it asks about and how it ended."""
     db["batches"].create({

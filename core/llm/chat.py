@@ -97,7 +97,8 @@ class ChatRequester:
                         model=settings.model, temperature=settings.temperature,
                         # our messages are system and user dicts of text, the shapes openai's params name
                         messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
-                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens)
+                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens,
+                        seed=openai.omit if settings.seed is None else settings.seed)
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
                 log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)

@@ -306,7 +306,8 @@ class RunModelDialog(QDialog):
         self.state.set_release_path(self.release_field.path())
         keys = tuple(self.selected_keys())
         self.request = ModelRunRequest(settings, keys, api_key, self.remember_box.isChecked() and bool(typed),
-                                       self.redo_box.isChecked(), wording, self.estimate_view.prices(), provider)
+                                       self.redo_box.isChecked(), wording, self.estimate_view.prices(),
+                                       batch_provider=provider)
         self.accept()
 
     def _on_preview_clicked(self) -> None:

@@ -35,7 +35,6 @@ from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
 
-BATCH_DISCOUNT = 0.5  # OpenAI and Anthropic bill batch requests at half the price; a local vLLM run costs nothing here
 Progress = Callable[[str], None]
 KeyFor = Callable[["BatchRow"], "str | None"]  # the API key for a batch (see `api_key_for`)
 ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -269,7 +268,6 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
         else:
             seen[answer.custom_id] = answer
     wording = str(batch.params.get("prompt_wording", ""))
-    discount = 1.0 if batch.provider == "vllm" else BATCH_DISCOUNT
     predictions, tally = [], {"succeeded": 0, "errored": 0, "expired": 0, "canceled": 0}
     with ws.transaction():
         for custom_id, row in rows.items():
@@ -290,11 +288,11 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
                 report.problems.append(f"{source}: {row.instance_key} is no longer in the workspace; its answer "
                                        "is not stored")
                 continue
-            cost = prices.cost(batch.endpoint_model, answer.tokens_in, answer.tokens_out) if prices else None
+            cost = _batch_cost(prices, batch, answer)
             predictions.append(answer_prediction(
                 instance, row.keys, answer.content, model=batch.model, finish_reason=answer.finish_reason,
                 prompt_hash=row.prompt_hash, prompt_wording=wording, source=source, tokens_in=answer.tokens_in,
-                tokens_out=answer.tokens_out, cost_usd=None if cost is None else cost * discount))
+                tokens_out=answer.tokens_out, cost_usd=cost))
         if predictions:
             ws.store_predictions(batch.model, predictions, sources=[source])
             cache_answer_counts(ws, batch.model, predictions, NormalisedTruths(ws, frozenset(MODES)))
@@ -302,6 +300,14 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
                                  collected_at=now_iso(), **tally)
     report.stored += len(predictions)
     return collected
+
+
+def _batch_cost(prices: PriceTable | None, batch: BatchRow, answer: BatchAnswer) -> float | None:
+    """What the answer cost: the price table's, less the model's batch discount (`core.llm.prices`); a local
+    vLLM run is not priced."""
+    price = prices.price(batch.endpoint_model) if prices is not None and batch.provider != "vllm" else None
+    cost = prices.cost(batch.endpoint_model, answer.tokens_in, answer.tokens_out) if price and prices else None
+    return None if cost is None or price is None else cost * (1.0 - price.batch_discount)
 
 
 def _counts_text(row: BatchRow) -> str:
