@@ -364,3 +364,18 @@ def test_a_hostile_server_gets_one_line_and_the_batch_stays_prepared(provider, r
     with Workspace(path) as opened:
         batch = BatchStore(opened).get(1)
     assert batch.state == "prepared" and batch.claim == ""  # the next submit tries again
+
+
+def test_batch_answers_are_priced_with_the_price_tables_batch_discount(demo, tmp_path, capsys):
+    path, answers, keys = demo
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"fake": {"input_per_mtok": 10, "output_per_mtok": 20, "batch_discount": 0.25}}))
+    with FakeBatchServer(answers, ends_after=1) as server:
+        run(capsys, "batch", "prepare", "--workspace", path, "--provider", "anthropic", "--model", "fake",
+            "--base-url", server.base_url, "--instances", ",".join(keys[:2]), "--out", tmp_path / "in")
+        code, _, err = run(capsys, "batch", "submit", "--workspace", path, "--wait", "--poll-seconds", "0.01",
+                           "--prices", prices)
+    assert code == 0, err
+    with Workspace(path) as opened:
+        costs = [p.cost_usd for p in opened.predictions("fake").values()]
+    assert costs == [pytest.approx((100 * 10 + 20 * 20) / 1e6 * 0.75)] * 2  # the server's usage: 100 in, 20 out
