@@ -76,7 +76,7 @@ def test_a_batch_chosen_in_the_dialog_is_submitted_collected_and_shown(provider,
         assert seen["url"] == {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com/v1"}[
             provider]
         assert provider.capitalize()[:4] in seen["title"] and not seen["live options"]
-        assert "traceeval batch collect" in seen["note"] and "billed at half" in seen["note"]
+        assert "traceeval batch collect" in seen["note"] and "batch price" in seen["note"]
         assert seen["button"] == "Submit Batch"
         qtbot.waitUntil(lambda: "batch run ended" in window.statusBar().currentMessage(), timeout=RUN_TIMEOUT_MS)
     keys = {row.key for row in state.opened.rows}
@@ -113,3 +113,23 @@ def test_cancel_leaves_the_batch_at_the_provider_and_the_next_run_collects_it(wi
         assert len(server.batches) == 1  # collected, not sent again
     assert reports[0].prepared == 0 and reports[0].stored == 15 and not reports[0].waiting
     assert state.workspace.predicted_keys("fake-model") == set(keys)
+
+
+def test_the_estimate_is_priced_as_a_batch_when_a_batch_is_chosen(window, qtbot):
+    from tests.gui.test_run_estimate import drive_run_model_dialog, wait_for_estimate
+
+    seen = {}
+
+    def steps(dialog):
+        replace_text(qtbot, dialog.model_edit, "new-model")
+        replace_text(qtbot, dialog.estimate_view.price_edits["input_per_mtok"], "3")
+        replace_text(qtbot, dialog.estimate_view.price_edits["output_per_mtok"], "15")
+        seen["live"] = wait_for_estimate(qtbot, dialog, "Cost: <b>")
+        dialog.send_combo.setCurrentIndex(1)
+        seen["batch"] = wait_for_estimate(qtbot, dialog, "batch price, 50% of the list price")
+        dialog.send_combo.setCurrentIndex(0)
+        seen["back"] = wait_for_estimate(qtbot, dialog, "Cost: <b>")
+
+    drive_run_model_dialog(qtbot, window, steps)
+    live, batch = (float(seen[k].split("Cost: <b>≈$")[1].split("<")[0]) for k in ("live", "batch"))
+    assert batch == pytest.approx(live / 2, rel=0.1) and "batch price" not in seen["back"]

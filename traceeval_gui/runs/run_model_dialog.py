@@ -55,7 +55,7 @@ BATCH_TITLES = {"openai": "Endpoint (OpenAI Batch API: files and batches)",
 SEND_NOTES = {
     None: "Each program is one request; its answer is stored the moment it arrives.",
     "batch": "Answers are collected while the window stays open; after Cancel or a restart, run the model as a "
-             "batch again (or <code>traceeval batch collect</code>). Batches are billed at half the cost shown below.",
+             "batch again (or <code>traceeval batch collect</code>). The cost below is the batch price.",
 }
 ERROR_COLOUR = "#c62828"
 
@@ -285,6 +285,7 @@ class RunModelDialog(QDialog):
         provider = self.batch_provider()
         self.endpoint_group.setTitle(BATCH_TITLES.get(provider, ENDPOINT_TITLE))
         self.send_note.setText(SEND_NOTES[None if provider is None else "batch"])
+        self.estimate_view.set_batch(provider is not None)
         for widget in (self.concurrency_spin, self.timeout_spin, self.retries_spin, self.cache_box):
             widget.setEnabled(provider is None)
         url = self.url_combo.currentText().strip()
