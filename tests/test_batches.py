@@ -176,6 +176,16 @@ def test_expired_and_errored_requests_are_listed_and_a_resubmission_answers_them
         assert prediction.source.startswith("batch 4:") and prediction.tokens_in == 100
     code, out, _ = run(capsys, "score", "--workspace", path, "--split", "all")
     assert code == 0 and out.count("100.0") >= 12
+    # each collected batch is a model run (`traceeval runs`, the ledger): batches of 6, 6 and 3 less one failure
+    # in each of the first two, then the 2 asked again
+    code, out, _ = run(capsys, "runs", "--workspace", path, "--model", "fake", "--format", "json")
+    document = json.loads(out)
+    assert [run_row["params"]["batch"] for run_row in document["runs"]] == [provider] * 4
+    assert sorted(run_row["answered"] for run_row in document["runs"]) == [2, 3, 5, 5]
+    assert sorted(run_row["failed"] for run_row in document["runs"]) == [0, 0, 1, 1]
+    bill = document["totals"]
+    assert (bill["requests"], bill["answered"], bill["failed"]) == (17, 15, 2)
+    assert (bill["tokens_in"], bill["tokens_out"]) == (15 * 100, 15 * 20)  # the server's usage per answer
 
 
 def test_a_vllm_run_batch_output_file_is_collected(demo, tmp_path, capsys):

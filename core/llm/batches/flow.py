@@ -270,11 +270,13 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
     wording = str(batch.params.get("prompt_wording", ""))
     predictions, tally = [], {"succeeded": 0, "errored": 0, "expired": 0, "canceled": 0}
     with ws.transaction():
+        run = _BatchRun(ws, batch, len(rows))
         for custom_id, row in rows.items():
             found = seen.get(custom_id)
             if found is None:
                 store.set_request(batch.id, custom_id, status=MISSING, error="no result for this request")
                 tally["errored"] += 1
+                run.failed(row, "no result for this request")
                 continue
             answer = found
             tally[answer.status] += 1
@@ -282,24 +284,74 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
                               tokens_out=answer.tokens_out)
             if answer.status != SUCCEEDED:
+                run.failed(row, f"{answer.status}: {answer.error}" if answer.error != answer.status else answer.status)
                 continue
             instance = ws.instance(row.instance_key)
             if instance is None:
                 report.problems.append(f"{source}: {row.instance_key} is no longer in the workspace; its answer "
                                        "is not stored")
+                run.failed(row, "no longer in the workspace")
                 continue
             cost = _batch_cost(prices, batch, answer)
             predictions.append(answer_prediction(
                 instance, row.keys, answer.content, model=batch.model, finish_reason=answer.finish_reason,
                 prompt_hash=row.prompt_hash, prompt_wording=wording, source=source, tokens_in=answer.tokens_in,
                 tokens_out=answer.tokens_out, cost_usd=cost))
+            run.answered(row, answer, cost)
         if predictions:
             ws.store_predictions(batch.model, predictions, sources=[source])
             cache_answer_counts(ws, batch.model, predictions, NormalisedTruths(ws, frozenset(MODES)))
+        run.finish()
         collected = store.update(batch.id, state=COLLECTED, remote_status=status, ended_at=now_iso(),
                                  collected_at=now_iso(), **tally)
     report.stored += len(predictions)
     return collected
+
+
+class _BatchRun:
+    """A collected batch as a model run (`model_runs` and `model_requests`, as `predict` records its runs), so
+    `traceeval runs` and the ledger (`core.llm.ledger`) count its requests, tokens and cost like any run's. Its wall
+    time runs from the submission to the collection (a vLLM file's: unknown)."""
+
+    def __init__(self, ws: Workspace, batch: BatchRow, requested: int):
+        self.ws, self.batch = ws, batch
+        params = {**batch.params, "batch": batch.provider, "batch_id": batch.id, "remote_id": batch.remote_id}
+        self.id = ws.start_model_run(batch.model, batch.endpoint_model, batch.base_url or f"{batch.provider} file",
+                                     params, requested=requested)
+        self.totals = {"answered": 0, "failed": 0, "tokens_in": 0, "tokens_out": 0}
+        self.cost: float | None = None
+
+    def answered(self, row, answer: BatchAnswer, cost: float | None) -> None:
+        self.ws.store_request(self.id, self.batch.model, row.instance_key, "answered", attempts=1,
+                              finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
+                              tokens_out=answer.tokens_out, cost_usd=cost, prompt_hash=row.prompt_hash)
+        self.totals["answered"] += 1
+        self.totals["tokens_in"] += answer.tokens_in or 0
+        self.totals["tokens_out"] += answer.tokens_out or 0
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+
+    def failed(self, row, error: str) -> None:
+        self.ws.store_request(self.id, self.batch.model, row.instance_key, "failed", error=error, attempts=1,
+                              prompt_hash=row.prompt_hash)
+        self.totals["failed"] += 1
+
+    def finish(self) -> None:
+        self.ws.finish_model_run(self.id, status="finished", message=f"batch {self.batch.id}"
+                                 + (f" ({self.batch.provider} {self.batch.remote_id})" if self.batch.remote_id else ""),
+                                 requested=self.totals["answered"] + self.totals["failed"], cost_usd=self.cost,
+                                 wall_s=_seconds_since(self.batch.submitted_at), **self.totals)
+
+
+def _seconds_since(stamp: str) -> float | None:
+    from datetime import datetime
+
+    try:
+        started = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    now = datetime.now(started.tzinfo) if started.tzinfo else datetime.now()
+    return max(0.0, (now - started).total_seconds())
 
 
 def _batch_cost(prices: PriceTable | None, batch: BatchRow, answer: BatchAnswer) -> float | None:
