@@ -117,5 +117,12 @@ def m008_blind_audits(db):
     db["audits"].add_column("blind", int, not_null_default=0)
 
 
+@MIGRATIONS()
+def m009_reasoning(db):
+    """A reasoning model's thinking and its token count, kept beside the answer; older answers have none."""
+    db["predictions"].add_column("reasoning", str)
+    db["predictions"].add_column("reasoning_tokens", int)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

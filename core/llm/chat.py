@@ -27,6 +27,7 @@ from core.llm.endpoints import RunSettings
 from core.llm.prompts import prompt_hash
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.scoring.answers import REPLACEMENT_CHARACTER
+from core.scoring.thinking import thinking_text
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
 MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
+REASONING_FIELDS = ("reasoning", "reasoning_content")  # message fields holding the thinking, first found wins
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads pairs escaped surrogate pairs; these are alone
 
 
@@ -51,6 +53,8 @@ class ChatAnswer:
     tokens_out: int | None
     latency_s: float | None
     attempts: int = 0
+    reasoning: str | None = None  # the model's thinking: `reasoning`, `reasoning_content` or content's think block
+    reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens (part of tokens_out)
 
 
 class ChatFailure(Exception):
@@ -162,13 +166,22 @@ def ask(settings: RunSettings, messages: list[dict[str, str]], *, api_key: str |
     if cache is not None and settings.use_cache:
         hit = cache.get(identity)
         if hit is not None:
-            return ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s), True
+            return from_cache(hit), True
     requester = ChatRequester(settings, api_key, backoff_base_s)
     answer = asyncio.run(_ask_cancellable(requester, messages, label, cancel))
     if cache is not None:
-        cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out,
-                                         answer.latency_s, now_iso()))
+        cache.put(identity, to_cache(answer))
     return answer, False
+
+
+def from_cache(hit: CachedAnswer) -> ChatAnswer:
+    return ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s,
+                      reasoning=hit.reasoning, reasoning_tokens=hit.reasoning_tokens)
+
+
+def to_cache(answer: ChatAnswer, prompt_wording: str = "") -> CachedAnswer:
+    return CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out, answer.latency_s,
+                        now_iso(), prompt_wording, answer.reasoning, answer.reasoning_tokens)
 
 
 async def _ask_cancellable(requester: ChatRequester, messages, label: str,
@@ -206,8 +219,22 @@ def _read_completion(body: bytes) -> ChatAnswer:
         raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
     finish_reason = choice.get("finish_reason")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    details = usage.get("completion_tokens_details")
+    reasoning_tokens = _count_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
     return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
-                   _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None)
+                      _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None,
+                      reasoning=_reasoning(message, content), reasoning_tokens=reasoning_tokens)
+
+
+def _reasoning(message: dict, content: str | None) -> str | None:
+    """The thinking beside the answer: vLLM's `reasoning` (`reasoning_content` before vLLM 0.10), DeepSeek's and
+    LM Studio's `reasoning_content`, else a leading think block inside `content` (servers without a reasoning
+    parser). A field that is not text is ignored; empty thinking is None."""
+    for name in REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value.strip():
+            return _valid_text(value)
+    return _valid_text(thinking_text(content)) or None
 
 
 def _int_or_none(digits: str) -> int | None:

@@ -26,8 +26,8 @@ import openai
 
 from core.dataset.workspace import Workspace
 from core.errors import TraceEvalError
-from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key
-from core.llm.chat import BACKOFF_BASE_S, ChatAnswer, ChatFailure, ChatRequester, clip
+from core.llm.answer_cache import AnswerCache, cache_key
+from core.llm.chat import BACKOFF_BASE_S, ChatAnswer, ChatFailure, ChatRequester, clip, from_cache, to_cache
 from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
@@ -37,7 +37,6 @@ from core.scoring.answers import parse_answer
 from core.scoring.metrics import count_edges
 from core.scoring.normalise import MODES, normalise_edges
 from core.scoring.scores import NormalisedTruths, scoring_key
-from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -356,15 +355,14 @@ class _ModelRun:
             hit = self.cache.get(identity)
             if hit is not None:
                 log.debug("%s: answer from the cache", key)
-                answer = ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s)
+                answer = from_cache(hit)
                 return self._answered(instance, prompt, answer, "cached"), None
         try:
             answer = await self.requester.request(client, prompt.messages, key)
         except ChatFailure as failure:
             return _failed(key, self._one_line(failure.message), failure.attempts), failure.kind
         if self.cache is not None:
-            self.cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in,
-                                                  answer.tokens_out, answer.latency_s, now_iso(), prompt.wording))
+            self.cache.put(identity, to_cache(answer, prompt.wording))
         return self._answered(instance, prompt, answer, "answered"), None
 
     def _answered(self, instance: Instance, prompt: Prompt, answer: ChatAnswer, status: str) -> RequestOutcome:
@@ -375,7 +373,8 @@ class _ModelRun:
                                 graph=parsed.graph, raw_response=answer.content, parse_problems=problems,
                                 prompt_hash=prompt.hash, prompt_wording=prompt.wording,
                                 tokens_in=answer.tokens_in, tokens_out=answer.tokens_out,
-                                latency_s=answer.latency_s, cost_usd=cost, source=self.source)
+                                latency_s=answer.latency_s, cost_usd=cost, source=self.source,
+                                reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
         return RequestOutcome(instance.key, status, prediction, attempts=answer.attempts,
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
                               tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost)
