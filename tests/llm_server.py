@@ -83,6 +83,29 @@ def truncated(reply: Reply | None = None, keep: int = 20) -> Reply:
                  content_length=len(reply.body))
 
 
+PAIR_REFUSED = "max_tokens and max_completion_tokens cannot both be set"  # a provider refusing the paper's pair
+
+
+def refusing(field: str, then: Responder, message: str | None = None) -> Responder:
+    """A server that answers 400 to every request naming token limit `field` ("both": naming both at once),
+    as OpenAI's o-series and GPT-5 do (`param` set: "Unsupported parameter: 'max_tokens' is not supported with
+    this model. Use 'max_completion_tokens' instead.") or, with `message` (and for "both"), with a message only;
+    other requests go to `then`."""
+    def respond(request: dict, attempt: int) -> Reply:
+        named = {"max_tokens", "max_completion_tokens"} & set(request)
+        if named == {"max_tokens", "max_completion_tokens"} if field == "both" else field in named:
+            if field == "both" or message:
+                error = {"message": message or PAIR_REFUSED, "type": "invalid_request_error"}
+            else:
+                other = "max_tokens" if field == "max_completion_tokens" else "max_completion_tokens"
+                error = {"message": f"Unsupported parameter: '{field}' is not supported with this model. Use "
+                                    f"'{other}' instead.", "type": "invalid_request_error", "param": field,
+                         "code": "unsupported_parameter"}
+            return status(400, {"error": error})
+        return then(request, attempt)
+    return respond
+
+
 @dataclass(frozen=True)
 class RecordedRequest:
     path: str

@@ -23,7 +23,14 @@ import openai
 
 from core.errors import EndpointError
 from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key
-from core.llm.endpoints import RunSettings
+from core.llm.endpoints import (
+    BOTH_LIMITS,
+    MAX_COMPLETION_TOKENS,
+    MAX_TOKENS,
+    RunSettings,
+    remember_token_limit_field,
+    remembered_token_limit_field,
+)
 from core.llm.prompts import prompt_hash
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.scoring.answers import REPLACEMENT_CHARACTER
@@ -77,6 +84,11 @@ class ChatRequester:
     def __init__(self, settings: RunSettings, api_key: str | None = None, backoff_base_s: float = BACKOFF_BASE_S):
         self.settings, self.backoff_base_s = settings, backoff_base_s
         self._api_key = api_key
+        # the output-token limit's field: forced, or both (the paper's) unless a refusal was remembered
+        self.limit_field = settings.token_limit_field or remembered_token_limit_field(
+            settings.base_url, settings.model) or BOTH_LIMITS
+        self._adapts = not settings.token_limit_field
+        self._switched = False  # a field chosen after a refusal, remembered once a request succeeds with it
 
     def open_client(self) -> openai.AsyncOpenAI:
         try:
@@ -90,6 +102,7 @@ class ChatRequester:
         """The HTTP request with our retries; raises ChatFailure when it will not succeed."""
         settings = self.settings
         attempt = 0
+        tried = {self.limit_field}
         while True:
             attempt += 1
             log.debug("%s: request %d to %s (model %s)", label, attempt, settings.base_url, settings.model)
@@ -97,13 +110,16 @@ class ChatRequester:
             wait = None
             try:
                 async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
-                    response = await client.chat.completions.with_raw_response.create(  # both limits, as the paper
+                    response = await client.chat.completions.with_raw_response.create(
                         model=settings.model, temperature=settings.temperature,
                         # our messages are system and user dicts of text, the shapes openai's params name
                         messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
-                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens)
+                        max_tokens=self._limit(MAX_TOKENS), max_completion_tokens=self._limit(MAX_COMPLETION_TOKENS))
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
+                if self._switched:
+                    self._switched = False
+                    remember_token_limit_field(settings.base_url, settings.model, self.limit_field)
                 log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
                 return answer
             except openai.APIStatusError as error:
@@ -113,6 +129,12 @@ class ChatRequester:
                                       attempt) from None
                 if code == 404:
                     raise ChatFailure("fatal", self._not_found(error), attempt) from None
+                switch = self._other_limit_field(error, tried) if code == 400 else None
+                if switch is not None:  # not a failed attempt: the same request, named as the endpoint wants it
+                    self._switch_limit_field(switch, error, label)
+                    tried.add(switch)
+                    attempt -= 1
+                    continue
                 if code < 500 and code not in RETRIED_STATUS:
                     raise ChatFailure("rejected", f"the endpoint rejected the request ({code}): "
                                                   f"{_server_message(error)}", attempt) from None
@@ -136,6 +158,28 @@ class ChatRequester:
             delay = wait if wait is not None else _backoff(attempt, self.backoff_base_s)
             log.warning("%s: %s; retry %d of %d in %.2f s", label, problem, attempt, settings.retries, delay)
             await asyncio.sleep(delay)
+
+    def _limit(self, field: str) -> int | openai.Omit:
+        """The output-token limit when `field` is sent (both are, as by the paper, by default), else left out."""
+        return self.settings.max_tokens if self.limit_field in (BOTH_LIMITS, field) else openai.omit
+
+    def _other_limit_field(self, error: openai.APIStatusError, tried: set[str]) -> str | None:
+        """The field to send alone after a 400 that names a limit field, or None (no such 400, forced, or both
+        fields alone already refused for this request)."""
+        if not self._adapts:
+            return None
+        refused = refused_limit_field(error)
+        if refused is None:
+            return None
+        other = MAX_COMPLETION_TOKENS if refused == MAX_TOKENS else MAX_TOKENS
+        return None if other in tried else other
+
+    def _switch_limit_field(self, field: str, error: openai.APIStatusError, label: str) -> None:
+        if field != self.limit_field:
+            log.warning("%s: %s refused the token limit as sent (%s); sending %s alone from now on (remembered for "
+                        "%s once it is answered)", label, self.settings.base_url,
+                        self.one_line(_server_message(error)), field, self.settings.model)
+            self.limit_field, self._switched = field, True
 
     def one_line(self, text: str) -> str:
         """One line, not too long, and never the API key (a server may echo it)."""
@@ -265,6 +309,20 @@ def _server_message(error: openai.APIStatusError) -> str:
             return str(message)
     text = error.response.text if error.response is not None else ""
     return clip(" ".join(text.split()), 120) or error.response.reason_phrase or "no details"
+
+
+def refused_limit_field(error: openai.APIStatusError) -> str | None:
+    """The token limit field a 400 refuses: its `param` when that is one, else the first of the two its message
+    names ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead"), else None."""
+    body: dict = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error")
+    param = (inner if isinstance(inner, dict) else body).get("param")
+    if param in (MAX_TOKENS, MAX_COMPLETION_TOKENS):
+        return str(param)
+    message = _server_message(error)
+    found = {name: match.start() for name in (MAX_TOKENS, MAX_COMPLETION_TOKENS)
+             if (match := re.search(rf"\b{name}\b", message)) is not None}
+    return min(found, key=found.__getitem__) if found else None
 
 
 def _retry_after(headers) -> float | None:
