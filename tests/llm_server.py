@@ -10,11 +10,14 @@ and the largest number of requests in flight at once is kept.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -104,6 +107,48 @@ def refusing(field: str, then: Responder, message: str | None = None) -> Respond
             return status(400, {"error": error})
         return then(request, attempt)
     return respond
+
+
+class RateLimited:
+    """A provider's request budget in front of `then`: `limit` requests per fixed window of `window_s` seconds.
+    Every answer says what is left, in OpenAI's headers (`x-ratelimit-remaining-requests` falling as requests
+    arrive, `x-ratelimit-reset-requests` as `NNNms`) or Anthropic's (`anthropic-ratelimit-requests-*`, the reset
+    an RFC 3339 time); with `headers=False` it says nothing. A request over the budget gets a 429 (counted in
+    `refused`) with `retry-after`."""
+
+    def __init__(self, then: Responder, limit: int, window_s: float, style: str = "openai", headers: bool = True):
+        self.then, self.limit, self.window_s, self.style, self.headers = then, limit, window_s, style, headers
+        self.refused = 0
+        self._lock = threading.Lock()
+        self._window_start = time.monotonic()
+        self._count = 0
+
+    def __call__(self, request: dict, attempt: int) -> Reply:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._window_start >= self.window_s:
+                self._window_start += (now - self._window_start) // self.window_s * self.window_s
+                self._count = 0
+            self._count += 1
+            remaining = self.limit - self._count
+            reset_s = self._window_start + self.window_s - now
+            if remaining < 0:
+                self.refused += 1
+        said = self._said(max(remaining, 0), reset_s) if self.headers else {}
+        if remaining < 0:
+            return status(429, {"error": {"message": "Rate limit reached for requests", "type": "requests"}},
+                          headers={**said, "retry-after": f"{reset_s:.3f}"})
+        reply = self.then(request, attempt)
+        return dataclasses.replace(reply, headers={**reply.headers, **said})
+
+    def _said(self, remaining: int, reset_s: float) -> dict[str, str]:
+        if self.style == "anthropic":
+            reset = datetime.now(UTC) + timedelta(seconds=reset_s)
+            return {"anthropic-ratelimit-requests-limit": str(self.limit),
+                    "anthropic-ratelimit-requests-remaining": str(remaining),
+                    "anthropic-ratelimit-requests-reset": reset.isoformat().replace("+00:00", "Z")}
+        return {"x-ratelimit-limit-requests": str(self.limit), "x-ratelimit-remaining-requests": str(remaining),
+                "x-ratelimit-reset-requests": f"{math.ceil(reset_s * 1000)}ms"}
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from core.llm.endpoints import (
     remembered_token_limit_field,
 )
 from core.llm.prompts import prompt_hash
+from core.llm.rate_limits import Pacer
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.scoring.answers import REPLACEMENT_CHARACTER
 from core.scoring.thinking import thinking_text
@@ -89,6 +90,7 @@ class ChatRequester:
             settings.base_url, settings.model) or BOTH_LIMITS
         self._adapts = not settings.token_limit_field
         self._switched = False  # a field chosen after a refusal, remembered once a request succeeds with it
+        self.pacer = Pacer()  # this endpoint's rate-limit budget, shared by every request made through this requester
 
     def open_client(self) -> openai.AsyncOpenAI:
         try:
@@ -106,8 +108,9 @@ class ChatRequester:
         while True:
             attempt += 1
             log.debug("%s: request %d to %s (model %s)", label, attempt, settings.base_url, settings.model)
+            await self.pacer.turn()  # held back while the endpoint's rate-limit budget is spent
             started = time.perf_counter()
-            wait = None
+            wait, headers, used = None, None, None
             try:
                 async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
                     response = await client.chat.completions.with_raw_response.create(
@@ -115,14 +118,18 @@ class ChatRequester:
                         # our messages are system and user dicts of text, the shapes openai's params name
                         messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
                         max_tokens=self._limit(MAX_TOKENS), max_completion_tokens=self._limit(MAX_COMPLETION_TOKENS))
+                headers = response.http_response.headers
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
+                used = (answer.tokens_in or 0) + (answer.tokens_out or 0) \
+                    if answer.tokens_in is not None or answer.tokens_out is not None else None
                 if self._switched:
                     self._switched = False
                     remember_token_limit_field(settings.base_url, settings.model, self.limit_field)
                 log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
                 return answer
             except openai.APIStatusError as error:
+                headers = error.response.headers
                 code = error.status_code
                 if code in (401, 403):
                     raise ChatFailure("fatal", f"{settings.base_url}: the endpoint refused the API key ({code})",
@@ -152,6 +159,8 @@ class ChatRequester:
                 problem = str(error)
             except openai.OpenAIError as error:  # anything else the client raises: this request only
                 raise ChatFailure("instance", f"the client failed: {type(error).__name__}: {error}", attempt) from None
+            finally:
+                self.pacer.done(headers, used)
             problem = self.one_line(problem)
             if attempt > settings.retries:
                 raise ChatFailure("transport", f"{problem} (gave up after {attempt} attempts)", attempt)

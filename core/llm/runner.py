@@ -6,6 +6,8 @@ workspace as soon as it arrives, with the wording's tag, a `model_requests` row 
 scores. The run's record keeps the wording, the release file and the rule set. It runs on the
 calling thread, which owns the workspace; inside, asyncio keeps `concurrency` requests in flight.
 
+Requests are paced by the endpoint's rate-limit headers (`core.llm.rate_limits`: fewer start as the
+budget drains, none while it is spent) and the report gives the rate achieved.
 Requests and their retries are `core.llm.chat`'s (429 honouring Retry-After, 5xx, timeouts,
 connection errors and answers that are not chat-completion JSON are retried with exponential
 backoff and jitter, each wait cancellable); a 400 fails that program only; 401/403/404
@@ -75,6 +77,20 @@ class RunReport:
     tokens_out: int = 0
     cost_usd: float | None = None  # None without a price table or a priced answer
     wall_s: float = 0.0
+    requests_per_min: float | None = None  # achieved by the requests sent (None: too few to tell)
+    tokens_per_min: float | None = None  # tokens in + out the endpoint reported, per minute
+    paced_s: float = 0.0  # how long requests were held back by the endpoint's rate-limit headers (summed)
+
+    def rate_text(self) -> str:
+        """`42 requests/min, 12,345 tokens/min (held back 3.2 s by the endpoint's rate limits)`, or ""."""
+        if self.requests_per_min is None:
+            return ""
+        text = f"{self.requests_per_min:,.1f} requests/min"
+        if self.tokens_per_min is not None:
+            text += f", {self.tokens_per_min:,.0f} tokens/min"
+        if self.paced_s:
+            text += f" (held back {self.paced_s:.1f} s by the endpoint's rate limits)"
+        return text
 
     def outcome_text(self) -> str:
         """`15 answered, 2 from the cache, 3 already answered, 1 failed in 4.2 s` (zero counts left out)."""
@@ -212,9 +228,12 @@ class _ModelRun:
             raise
         self._finish(requested, skipped)
         status = self.stop_status or "finished"
+        pacer = self.requester.pacer
+        requests_per_min, tokens_per_min = pacer.rates()
         return RunReport(self.run_id, self.name, requested, skipped, self.totals.answered, self.totals.cached,
                          list(self.totals.failed), status, self.stop_message, self.totals.tokens_in,
-                         self.totals.tokens_out, self.totals.cost_usd, time.perf_counter() - started)
+                         self.totals.tokens_out, self.totals.cost_usd, time.perf_counter() - started,
+                         requests_per_min, tokens_per_min, pacer.waited_s)
 
     def _finish(self, requested: int, skipped: int) -> None:
         self._flush()  # whatever arrived while the loop was being torn down

@@ -227,6 +227,8 @@ def _print_report(report: RunReport) -> None:
     if report.tokens_in or report.tokens_out:
         cost = f", ${report.cost_usd:,.4f}" if report.cost_usd is not None else ""
         print(f"tokens: {report.tokens_in:,} in, {report.tokens_out:,} out{cost}", file=sys.stderr)
+    if report.rate_text():
+        print(f"rate: {report.rate_text()}", file=sys.stderr)
     for key, error in report.failed[:20]:
         print(f"failed: {key}: {error}", file=sys.stderr)
     if len(report.failed) > 20:
