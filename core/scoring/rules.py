@@ -43,7 +43,7 @@ RULE_SETS = {
         "prompts: the longest dotted module prefix picks a question's file, one question per key (Java names "
         "the simple class), fences grow past backticks, 'JavaScript'",
     )),
-    PAPER_NOTHINK: RuleSet(PAPER_NOTHINK, "paper rules, think block removed (not the paper's)", (
+    PAPER_NOTHINK: RuleSet(PAPER_NOTHINK, "paper-nothink rules", (
         "answers: a leading <think>...</think> block (or everything up to a first </think> when the opening tag "
         "is missing) is removed before the paper's parser reads the answer",
     ), base=PAPER, without_thinking=True),

@@ -43,8 +43,9 @@ def rules_from(args) -> str:
 
 def rules_option(parser, what: str = "names, answers and prompts are read") -> None:
     parser.add_argument("--rules", choices=tuple(RULE_SETS), default=DEFAULT_RULES,
-                        help=f"how {what}: paper (the TraceEval release's exact rules, the default) or studio "
-                             "(this project's own reading, labelled as not the paper's)")
+                        help=f"how {what}: paper (the TraceEval release's exact rules, the default), studio "
+                             "(this project's own reading, labelled as not the paper's) or paper-nothink (the "
+                             "paper's, reading answers without a leading <think> block; labelled so)")
 
 
 def release_option(parser) -> None:
