@@ -190,3 +190,22 @@ def test_paper_nothink_shows_the_thinking_lines_as_not_read():
     assert lines[1].note == THINKING_NOTE and lines[3].callees == ("main.g",)
     paper = answer_lines("<think>\n1. draft.f\n</think>\n1. main.g", ["main.a"], PAPER)
     assert paper[1].kind == "superseded"
+
+
+def test_the_answer_command_says_there_is_thinking_and_prints_it_in_json(tmp_path, capsys):
+    from tests.cli_run import run as cli
+
+    path = tmp_path / "demo.sqlite"
+    workspace, _ = open_dataset(DEMO_DATASET, path)
+    with workspace:
+        key = workspace.instance_rows()[0].key
+        respond = replies(workspace, [key], lambda instance: ok(final_answer(instance.ground_truth),
+                                                                message={"reasoning_content": "hmm, calls"},
+                                                                reasoning_tokens=3))
+        with FakeChatServer(respond) as server:
+            run(workspace, server, [key])
+    code, out, _ = cli(capsys, "answer", key, "--model", "fake-model", "--workspace", path)
+    assert code == 0 and "thinking: 10 characters, 3 tokens" in out
+    code, out, _ = cli(capsys, "answer", key, "--model", "fake-model", "--workspace", path, "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and (document["reasoning"], document["reasoning_tokens"]) == ("hmm, calls", 3)

@@ -22,6 +22,7 @@ def test_the_thinking_is_folded_above_the_answer_and_unfolds(window, state, qtbo
     with FakeChatServer(respond) as server:
         report = run_to_the_end(qtbot, window, window.model_runs.start(request(server, [key])))
     assert report.answered == 1
+    assert "1 answered" in window.statusBar().currentMessage() and "requests/min" in window.statusBar().currentMessage()
     by_text = {action.text().replace("&", ""): action for action in window.actions()}
     by_text["Answer tab"].trigger()
     state.select_model("fake-model")
