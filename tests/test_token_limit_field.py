@@ -12,7 +12,15 @@ from core.llm.runner import run_model
 from core.scoring.scores import Selection, score_table
 from resources import DEMO_DATASET
 from tests.cli_run import run as cli
-from tests.llm_server import PAIR_REFUSED, FakeChatServer, answer_text, refusing, truth_answers
+from tests.llm_server import (
+    PAIR_REFUSED,
+    FakeChatServer,
+    answer_text,
+    refusing,
+    request_prompt_hash,
+    status,
+    truth_answers,
+)
 
 FAST = 0.01
 
@@ -98,6 +106,20 @@ def test_a_provider_refusing_every_field_fails_the_program_once_without_a_loop(w
     assert sent == [frozenset({"max_tokens", "max_completion_tokens"}), frozenset({"max_completion_tokens"}),
                     frozenset({"max_tokens"})]
     assert remembered_token_limit_field(server.base_url, "fake-model") is None  # nothing worked: nothing kept
+
+
+def test_a_400_about_the_limit_s_value_is_not_a_refused_field(ws, keys, answers):
+    too_large = {"error": {"message": "max_tokens is too large: 4096. This model supports at most 2048 completion "
+                                      "tokens, whereas you provided 4096.", "type": "invalid_request_error",
+                           "param": "max_tokens", "code": None}}
+    first = build_prompt(ws.instance(keys[0])).hash
+    right = truth_answers(answers)
+    with FakeChatServer(lambda request, attempt: status(400, too_large) if request_prompt_hash(request) == first
+                        else right(request, attempt)) as server:
+        report = run(ws, server, keys[:2], concurrency=1)
+        sent = limit_fields(server)
+    assert report.answered == 1 and report.failed[0][0] == keys[0] and "too large" in report.failed[0][1]
+    assert sent == [frozenset({"max_tokens", "max_completion_tokens"})] * 2  # asked once each, as the paper asks
 
 
 def test_predict_token_limit_field_option(tmp_path, capsys):

@@ -47,6 +47,10 @@ RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
 MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
+# how servers say a parameter itself is refused (not its value): OpenAI, vLLM, LiteLLM, pydantic-based servers
+_PARAMETER_REFUSED = re.compile(r"unsupported|not supported|unrecogni[sz]ed|unknown|not allowed|not permitted|"
+                                r"extra (?:inputs|fields)|(?:cannot|can't|can not) (?:both|be used together|be set "
+                                r"together)|only one of|mutually exclusive|deprecated|use '?max_", re.IGNORECASE)
 REASONING_FIELDS = ("reasoning", "reasoning_content")  # message fields holding the thinking, first found wins
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads pairs escaped surrogate pairs; these are alone
 
@@ -321,14 +325,19 @@ def _server_message(error: openai.APIStatusError) -> str:
 
 
 def refused_limit_field(error: openai.APIStatusError) -> str | None:
-    """The token limit field a 400 refuses: its `param` when that is one, else the first of the two its message
-    names ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead"), else None."""
+    """The token limit field a 400 refuses as a parameter: its `param` when that is one, else the first of the
+    two its message names ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead",
+    "max_tokens and max_completion_tokens cannot both be set"); None for any other 400, also one naming a field
+    for its value ("max_tokens is too large": the other field would carry the same value)."""
     body: dict = error.body if isinstance(error.body, dict) else {}
     inner = body.get("error")
-    param = (inner if isinstance(inner, dict) else body).get("param")
+    details = inner if isinstance(inner, dict) else body
+    message = _server_message(error)
+    if not (_PARAMETER_REFUSED.search(message) or details.get("code") == "unsupported_parameter"):
+        return None
+    param = details.get("param")
     if param in (MAX_TOKENS, MAX_COMPLETION_TOKENS):
         return str(param)
-    message = _server_message(error)
     found = {name: match.start() for name in (MAX_TOKENS, MAX_COMPLETION_TOKENS)
              if (match := re.search(rf"\b{name}\b", message)) is not None}
     return min(found, key=found.__getitem__) if found else None
