@@ -15,6 +15,7 @@ from core.llm.endpoints import RunSettings
 from core.llm.prices import Price, PriceTable
 from core.llm.prompts import build_prompt
 from core.llm.runner import run_model
+from core.report.export_rows import rows_of
 from core.results.reader import read_results_file, to_prediction
 from core.results.writer import write_released_results
 from core.scoring.answers import parse_answer
@@ -138,6 +139,8 @@ def test_thinking_comes_back_from_the_cache_and_goes_into_results_files(ws, keys
     record = next(iter(json.loads(written[0].read_text())["results"].values()))
     assert (record["reasoning"], record["reasoning_tokens"]) == ("deep thought", 7)
     assert {"raw_response", "prediction", "ground_truth", "metrics", "edge_diff", "input"} <= set(record)
+    exported = {row["program"]: row for row in rows_of("predictions", ws, "again")}
+    assert all((row["reasoning"], row["reasoning_tokens"]) == ("deep thought", 7) for row in exported.values())
     read = read_results_file(written[0])
     back = to_prediction(read.records[0], "python", [])
     assert (back.reasoning, back.reasoning_tokens) == ("deep thought", 7)
