@@ -7,7 +7,7 @@ import pytest
 from core.dataset.indexing import open_dataset
 from core.llm.endpoints import RunSettings
 from core.llm.prompts import build_prompt
-from core.llm.rate_limits import Pacer, RateBudget, read_budget, reset_seconds
+from core.llm.rate_limits import MAX_WAIT_S, Pacer, RateBudget, read_budget, reset_seconds
 from core.llm.runner import run_model
 from resources import DEMO_DATASET
 from tests.cli_run import run as cli
@@ -63,6 +63,9 @@ def test_the_pacer_holds_requests_once_the_budget_is_spent():
     assert pacer.wait_s() == 0  # 200 tokens left, 120 expected per request, nothing in flight
     pacer._taken += 1
     assert pacer.wait_s() == pytest.approx(0.02)
+    pacer.in_flight = 1
+    pacer.done({"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "999999h"}, None)
+    assert pacer.wait_s() == MAX_WAIT_S  # a reset beyond reason is waited for a minute at most
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ OpenAI (and vLLM's, Together's, Groq's... OpenAI-compatible servers) `x-ratelimi
 them (a value it cannot read is left unknown, never an error). `Pacer` keeps the latest budget and lets a
 request start only while the budget holds one more: the requests started since the budget was read (and
 those in flight then) are taken from what is left, and each request is expected to use the mean tokens of
-the answers so far. When nothing is left it waits for the reset (at most `MAX_WAIT_S` at a time), so the
+the answers so far. When nothing is left it waits for the reset (at most `MAX_WAIT_S`), so the
 runner's workers run fewer at once as the budget drains. It also counts what was sent, for the achieved rate.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-MAX_WAIT_S = 60.0  # the longest single wait for a reset (a longer one is waited in turns, each re-checked)
+MAX_WAIT_S = 60.0  # the longest wait for a reset: a later one (a hostile or broken header) is taken as this
 POLL_S = 0.05
 SAME_WINDOW_S = 0.05  # two answers whose requests resets are this close describe the same window
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -127,9 +127,8 @@ class Pacer:
     async def turn(self) -> None:
         """Wait until the budget holds one more request, then count it as started."""
         while (wait := self.wait_s()) > 0:
-            step = min(wait, MAX_WAIT_S)
-            self.waited_s += step
-            await asyncio.sleep(step)
+            self.waited_s += wait
+            await asyncio.sleep(wait)
         self._taken += 1
         self.in_flight += 1
         self.sent += 1
@@ -192,4 +191,4 @@ class Pacer:
         """Seconds left until a reset; with no reset time given, one second at a time until an answer says more."""
         if reset_s is None:
             return max(0.0, 1.0 - elapsed) if self.in_flight == 0 else POLL_S
-        return max(0.0, reset_s - elapsed)
+        return max(0.0, min(reset_s, MAX_WAIT_S) - elapsed)
