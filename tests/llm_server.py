@@ -42,14 +42,17 @@ Responder = Callable[[dict, int], Reply]
 
 def ok(content: str | None, finish_reason: str = "stop", usage: tuple[int, int] | None = (100, 20),
        model: str = "fake-model", delay_s: float = 0.0, message: Mapping[str, object] | None = None,
-       reasoning_tokens: int | None = None, headers: Mapping[str, str] | None = None) -> Reply:
+       reasoning_tokens: int | None = None, headers: Mapping[str, str] | None = None,
+       total_tokens: int | None = None) -> Reply:
     """A proper chat.completion; `message` adds fields to the message (`reasoning`, `reasoning_content`), and
-    `reasoning_tokens` goes into `usage.completion_tokens_details` as OpenAI reports it."""
+    `reasoning_tokens` goes into `usage.completion_tokens_details` as OpenAI reports it; `total_tokens` overrides
+    the usage's total (a gateway counting the reasoning tokens outside `completion_tokens`)."""
     body: dict = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
                   "choices": [{"index": 0, "message": {"role": "assistant", "content": content, **(message or {})},
                                "finish_reason": finish_reason}]}
     if usage is not None:
-        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                         "total_tokens": sum(usage) if total_tokens is None else total_tokens}
         if reasoning_tokens is not None:
             body["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     return Reply(200, json.dumps(body).encode(), delay_s=delay_s, headers=dict(headers or {}))

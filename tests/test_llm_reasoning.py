@@ -112,6 +112,19 @@ def test_a_think_block_in_content_scores_as_the_paper_and_paper_nothink_reads_wi
     assert "think" not in describe_selection(paper)
 
 
+def test_reasoning_tokens_left_out_of_completion_tokens_are_counted_once_as_output(ws, keys):
+    """Some gateways (Gemini's thoughts through OpenAI-style proxies) report completion_tokens without the
+    reasoning tokens; total_tokens shows it, and the reasoning tokens are added to the output once."""
+    key = keys[0]
+    truth = ws.instance(key).ground_truth
+    with FakeChatServer(replies(ws, [key], lambda instance: ok(final_answer(truth), usage=(100, 40),
+                                                               reasoning_tokens=60, total_tokens=200))) as server:
+        report = run(ws, server, [key], prices=PriceTable({"fake-model": Price(1.0, 10.0)}))
+    prediction = ws.predictions("fake-model", [key])[key]
+    assert (prediction.tokens_out, prediction.reasoning_tokens, report.tokens_out) == (100, 60, 100)
+    assert prediction.cost_usd == pytest.approx((100 * 1.0 + 100 * 10.0) / 1e6)
+
+
 def test_an_unopened_think_block_is_thinking_too(ws, keys):
     key = keys[0]
     truth = ws.instance(key).ground_truth

@@ -278,9 +278,20 @@ def _read_completion(body: bytes) -> ChatAnswer:
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     details = usage.get("completion_tokens_details")
     reasoning_tokens = _count_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    tokens_in, tokens_out = _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens"))
     return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
-                      _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None,
-                      reasoning=_reasoning(message, content), reasoning_tokens=reasoning_tokens)
+                      tokens_in, _output_tokens(tokens_in, tokens_out, reasoning_tokens, usage.get("total_tokens")),
+                      None, reasoning=_reasoning(message, content), reasoning_tokens=reasoning_tokens)
+
+
+def _output_tokens(tokens_in: int | None, completion: int | None, reasoning: int | None, total) -> int | None:
+    """Every generated token, thinking included, counted once: `completion_tokens` holds the reasoning tokens
+    (OpenAI, vLLM, DeepSeek), except from gateways that leave them out (Gemini's thoughts through some proxies),
+    which shows as total_tokens = prompt + completion + reasoning; their reasoning tokens are then added."""
+    total = _count_or_none(total)
+    if tokens_in is None or completion is None or not reasoning or total is None:
+        return completion
+    return completion + reasoning if total == tokens_in + completion + reasoning else completion
 
 
 def _reasoning(message: dict, content: str | None) -> str | None:
