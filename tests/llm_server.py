@@ -4,8 +4,9 @@
         run_model(ws, RunSettings(server.base_url, "fake-model"), keys)
 
 Each request is answered by `responder(request, attempt) -> Reply`, where `attempt` counts how
-often the same prompt (system + user message) has been seen, from 1. Replies: `ok`, `status`,
-`hang`, `raw`, `truncated`, `empty`. Every request is recorded (body, headers, arrival time)
+often the same prompt (system + user message) has been seen, from 1. Replies: `ok`, `counted` (usage counted
+as the dry run estimates), `status`, `hang`, `raw`, `truncated`, `empty`; `seeded_answers` answers by the
+request's seed. Every request is recorded (body, headers, arrival time)
 and the largest number of requests in flight at once is kept.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from core.dataset.indexing import open_dataset
-from core.llm.prompts import build_prompt, prompt_hash
+from core.llm.prompts import approximate_tokens, build_prompt, prompt_hash
 from core.records import CallGraph
 from resources import DEMO_DATASET
 
@@ -56,6 +57,26 @@ def ok(content: str | None, finish_reason: str = "stop", usage: tuple[int, int] 
         if reasoning_tokens is not None:
             body["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     return Reply(200, json.dumps(body).encode(), delay_s=delay_s, headers=dict(headers or {}))
+
+
+def counted(content: str, request: dict, finish_reason: str = "stop") -> Reply:
+    """`ok` with usage counted as the dry run estimates it (core.llm.dry_run): the approximate tokens of each message,
+    summed, in; the answer's approximate tokens out."""
+    prompt = sum(approximate_tokens(len(m.get("content") or "")) for m in request.get("messages", []))
+    return ok(content, finish_reason, (prompt, approximate_tokens(len(content))))
+
+
+def seeded_answers(answers: Mapping[str, str], vary: Callable[[int | None, str, str], str]) -> Responder:
+    """Answer prompts by their hash as `truth_answers` does, the text passed through `vary(seed, prompt hash, text)`
+    (the request's `seed`, None without one), with usage `counted`: a model whose answers change with the seed."""
+    def respond(request: dict, attempt: int) -> Reply:
+        key = request_prompt_hash(request)
+        text = answers.get(key)
+        if text is None:
+            return status(400, {"error": {"message": "unknown prompt", "type": "invalid_request_error"}})
+        seed = request.get("seed")
+        return counted(vary(seed if isinstance(seed, int) else None, key, text), request)
+    return respond
 
 
 def empty(null: bool = False) -> Reply:

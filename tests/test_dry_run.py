@@ -28,7 +28,9 @@ def test_prompts_and_input_tokens_are_those_of_the_prompts_built(ws):
     estimate = dry_run(ws, keys, SETTINGS)
     prompts = [build_prompt(ws.instance(key)) for key in keys]
     chars = sum(len(p.system) + len(p.user) for p in prompts)
-    assert (estimate.prompts, estimate.characters, estimate.input_tokens) == (4, chars, approximate_tokens(chars))
+    tokens = sum(approximate_tokens(len(p.system)) + approximate_tokens(len(p.user)) for p in prompts)  # per message
+    assert (estimate.prompts, estimate.characters, estimate.input_tokens) == (4, chars, tokens)
+    assert estimate.tokenizer == "approximate (characters / 4)"
     assert estimate.questions == sum(len(p.keys) for p in prompts)
     assert estimate.price is None and estimate.cost is None
 

@@ -173,7 +173,7 @@ def test_a_reasoning_field_that_is_not_text_is_ignored_and_the_answer_kept(ws, k
 def test_a_workspace_from_before_reasoning_is_upgraded_and_keeps_its_answers(tmp_path):
     path = tmp_path / "old.sqlite"
     db = Database(path)
-    MIGRATIONS.apply(db, stop_before="m009_reasoning")
+    MIGRATIONS.apply(db, stop_before="m010_reasoning")
     db["predictions"].insert({"model": "m", "instance_key": "python/a_0001", "instance_id": "a_0001",
                               "language": "python", "graph": "{}", "raw_response": "1. x", "parse_problems": "[]",
                               "prompt_hash": "", "prompt_wording": "", "source": ""})

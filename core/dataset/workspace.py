@@ -390,7 +390,7 @@ class Workspace:
     def finish_model_run(self, run_id: int, *, status: str, message: str = "", **totals) -> None:
         """Close a model run: its final status ("finished", "cancelled", "stopped", "interrupted"),
         a one-line message and its totals (requested, skipped, answered, cached, failed, tokens_in,
-        tokens_out, cost_usd)."""
+        tokens_out, cost_usd, wall_s)."""
         unknown = set(totals) - set(MODEL_RUN_TOTALS)
         if unknown:
             raise ValueError(f"unknown model run total {sorted(unknown)[0]!r}")
@@ -414,6 +414,17 @@ class Workspace:
         where, params = ("where model = ?", [model]) if model is not None else ("", [])
         rows = self.db.query(f"select * from model_runs {where} order by id desc", params)
         return [ModelRunRow(**{**r, "params": json.loads(r["params"] or "{}")}) for r in rows]
+
+    def request_totals(self, model: str | None = None) -> list[dict]:
+        """Requests of model runs summed per run, stored model, language and status: `n`, `attempts`, `tokens_in`,
+        `tokens_out`, `cost_usd` (None when no request of the group has a cost), `latency_s`."""
+        where, params = ("where model = ?", [model]) if model is not None else ("", [])
+        return list(self.db.query(
+            "select run_id, model, substr(instance_key, 1, instr(instance_key, '/') - 1) as language, status, "
+            "count(*) as n, coalesce(sum(attempts), 0) as attempts, coalesce(sum(tokens_in), 0) as tokens_in, "
+            "coalesce(sum(tokens_out), 0) as tokens_out, sum(cost_usd) as cost_usd, "
+            f"coalesce(sum(latency_s), 0.0) as latency_s from model_requests {where} "
+            "group by run_id, model, language, status order by run_id, model, language, status", params))
 
     def request_rows(self, model: str, instance_key: str) -> list[RequestRow]:
         """Every request made for one instance by one stored model name, newest first."""
@@ -454,7 +465,8 @@ class RunRow:
     batch: str
 
 
-MODEL_RUN_TOTALS = ("requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd")
+MODEL_RUN_TOTALS = ("requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd",
+                    "wall_s")
 
 
 @dataclass(frozen=True)
@@ -476,6 +488,7 @@ class ModelRunRow:
     tokens_in: int
     tokens_out: int
     cost_usd: float | None
+    wall_s: float | None = None  # measured by the run (schema step m009); None for older runs
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,14 @@ def m008_blind_audits(db):
 
 
 @MIGRATIONS()
-def m009_reasoning(db):
+def m009_model_run_wall_time(db):
+    """A model run's wall time in seconds, measured by the run (its start and end times are to the second only); the
+    ledger (`core.llm.ledger`) reads it. Older runs have none and fall back to their start and end times."""
+    db["model_runs"].add_column("wall_s", float)
+
+
+@MIGRATIONS()
+def m010_reasoning(db):
     """A reasoning model's thinking and its token count, kept beside the answer; older answers have none."""
     db["predictions"].add_column("reasoning", str)
     db["predictions"].add_column("reasoning_tokens", int)

@@ -43,6 +43,8 @@ def default_cache_path() -> Path:
 def cache_key(prompt_hash: str, settings: RunSettings) -> str:
     identity = {"prompt_hash": prompt_hash, "base_url": settings.base_url, "model": settings.model,
                 "temperature": settings.temperature, "max_tokens": settings.max_tokens}
+    if settings.seed is not None:  # a seeded run's answers are its own (older keys, without a seed, stay the same)
+        identity["seed"] = settings.seed
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()
 
 

@@ -121,7 +121,8 @@ class ChatRequester:
                         model=settings.model, temperature=settings.temperature,
                         # our messages are system and user dicts of text, the shapes openai's params name
                         messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
-                        max_tokens=self._limit(MAX_TOKENS), max_completion_tokens=self._limit(MAX_COMPLETION_TOKENS))
+                        max_tokens=self._limit(MAX_TOKENS), max_completion_tokens=self._limit(MAX_COMPLETION_TOKENS),
+                        seed=openai.omit if settings.seed is None else settings.seed)
                 headers = response.http_response.headers
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt

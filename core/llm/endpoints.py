@@ -43,6 +43,7 @@ class RunSettings:
     use_cache: bool = True
     api_key_env: str | None = None  # the variable holding the key (its name, not the key)
     rules: str = DEFAULT_RULES  # how the prompt is assembled (core.scoring.rules)
+    seed: int | None = None  # sent as the request's `seed` when given (repeated runs, core.llm.repeats)
     token_limit_field: str = ""  # one of TOKEN_LIMIT_FIELDS to force it; "" adapts (core.llm.chat)
 
     def __post_init__(self):

@@ -1,13 +1,16 @@
 """An optional price table: what a request cost, from its token counts.
 
 JSON `{"<model id or fnmatch pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}`
-(US dollars per million tokens). An exact model id wins; otherwise the first matching pattern
-in file order.
+(US dollars per million tokens), or the same as TOML (a file ending in `.toml`: one table per model,
+`["gpt-4o*"]` then `input_per_mtok = 2.5` and `output_per_mtok = 10.0`). An entry may add
+`batch_discount`, the share taken off for batch requests (default 0.5: OpenAI's Batch API and Anthropic's
+Message Batches cost half). An exact model id wins; otherwise the first matching pattern in file order.
 """
 from __future__ import annotations
 
 import json
 import math
+import tomllib
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -15,12 +18,14 @@ from pathlib import Path
 from core.errors import UsageError
 
 FIELDS = ("input_per_mtok", "output_per_mtok")
+BATCH_DISCOUNT = 0.5
 
 
 @dataclass(frozen=True)
 class Price:
     input_per_mtok: float
     output_per_mtok: float
+    batch_discount: float = BATCH_DISCOUNT  # the share off for batch requests
 
 
 @dataclass(frozen=True)
@@ -31,18 +36,29 @@ class PriceTable:
     def load(cls, path: str | Path) -> PriceTable:
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"{path}: cannot read price table: {error}") from None
-        except json.JSONDecodeError as error:
-            raise UsageError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
+        if path.suffix.lower() == ".toml":
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as error:
+                raise UsageError(f"{path}: not valid TOML ({error})") from None
+        else:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise UsageError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
         if not isinstance(data, dict):
             raise UsageError(f'{path}: expected {{"<model>": {{"input_per_mtok": ..., "output_per_mtok": ...}}}}')
         entries = {}
         for model, entry in data.items():
             if not isinstance(entry, dict) or any(not _price(entry.get(name)) for name in FIELDS):
                 raise UsageError(f"{path}: entry {model!r} needs numbers >= 0 for {' and '.join(FIELDS)}")
-            entries[model] = Price(float(entry["input_per_mtok"]), float(entry["output_per_mtok"]))
+            discount = entry.get("batch_discount", BATCH_DISCOUNT)
+            if not _price(discount) or discount > 1:
+                raise UsageError(f"{path}: entry {model!r}: batch_discount must be a number from 0 to 1")
+            entries[model] = Price(float(entry["input_per_mtok"]), float(entry["output_per_mtok"]), float(discount))
         return cls(entries)
 
     def price(self, model: str) -> Price | None:

@@ -203,7 +203,7 @@ class _ModelRun:
 
     # -- the run, on the calling thread ---------------------------------------------------------
     def execute(self, keys: Sequence[str], redo: bool) -> RunReport:
-        started = time.perf_counter()
+        self.started = started = time.perf_counter()
         requested = len(dict.fromkeys(keys))
         todo = pending_keys(self.ws, self.settings, keys, redo)
         skipped = requested - len(todo)
@@ -241,7 +241,7 @@ class _ModelRun:
         self.ws.finish_model_run(self.run_id, status=self.stop_status or "finished", message=self.stop_message,
                                  requested=requested, skipped=skipped, answered=t.answered, cached=t.cached,
                                  failed=len(t.failed), tokens_in=t.tokens_in, tokens_out=t.tokens_out,
-                                 cost_usd=t.cost_usd)
+                                 cost_usd=t.cost_usd, wall_s=time.perf_counter() - self.started)
         log.info("model run %d %s: %d answered, %d cached, %d failed%s", self.run_id, self.stop_status or "finished",
                  t.answered, t.cached, len(t.failed), f" ({self.stop_message})" if self.stop_message else "")
 

@@ -1,5 +1,8 @@
 """Read model results: the released `<slug>_<language>_t0.0_r0.json` files and a simple JSONL.
 
+Run `i` > 0 of a released model (metadata `run_id`, else the file name's `_r<i>`) is stored as `<slug>@r<i>`, a
+member of the model's run family (`core.scoring.run_family`), so `score --over-runs` groups the runs.
+
 In a released file the stored `prediction` is what counts, as in the paper's metric (a record
 without one scores as empty). JSONL lines are `{"instance_id", "model", "prediction": {caller:
 [callees]}}` or with `"raw_response"` instead (parsed with the paper's answer parser); `"language"` is optional
@@ -35,6 +38,7 @@ from core.safe_files import (
     why_unreadable,
 )
 from core.scoring.answers import parse_answer
+from core.scoring.run_family import member_name
 
 
 @cache
@@ -269,5 +273,7 @@ def not_a_string(value: object) -> str:
 def _model_name(metadata: dict, named: re.Match | None, path: Path) -> str:
     slug = metadata.get("model") if isinstance(metadata.get("model"), str) else None
     slug = slug or (named.group("slug") if named else path.stem)
-    run = metadata.get("run_id", named.group("run") if named else 0)
-    return slug if str(run) in ("0", "") else f"{slug}-r{run}"
+    run = str(metadata.get("run_id", named.group("run") if named else 0))
+    if run in ("", "0"):
+        return slug
+    return member_name(slug, int(run)) if run.isdigit() and run.isascii() else f"{slug}-r{run}"

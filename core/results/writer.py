@@ -1,5 +1,6 @@
-"""Write a model's predictions as released results files (`<slug>_<language>_t0.0_r0.json`),
-so the authors' scripts can read what this tool produced or re-scored.
+"""Write a model's predictions as released results files (`<slug>_<language>_t<T>_r<i>.json`),
+so the authors' scripts can read what this tool produced or re-scored. A repeated run's stored name
+`<name>@r<i>` (`core.scoring.run_family`) is written as run `i` of `<name>`.
 
 Per-record `metrics` and `edge_diff` use the paper's rule (zero denominators give 0) after
 the given normalisation and rule set (the paper's by default); `aggregate_metrics` is the micro
@@ -25,6 +26,7 @@ from core.scoring.answers import scored_graph
 from core.scoring.metrics import diff_edges, micro_scores, sum_counts
 from core.scoring.normalise import MODES, normalise_edges
 from core.scoring.rules import DEFAULT_RULES, rules_title
+from core.scoring.run_family import split_member
 
 
 def model_slug(model: str) -> str:
@@ -33,10 +35,13 @@ def model_slug(model: str) -> str:
 
 
 def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iterable[str] = MODES,
-                           metadata: dict | None = None, temperature: float = 0.0, run_id: int = 0,
+                           metadata: dict | None = None, temperature: float = 0.0, run_id: int | None = None,
                            rules: str = DEFAULT_RULES) -> list[Path]:
-    """One file per language the model has predictions for; returns the paths written."""
+    """One file per language the model has predictions for; returns the paths written. The run index is the
+    stored name's (`name@r2` is run 2 of `name`) unless `run_id` is given."""
     modes = frozenset(modes)
+    base, member_run = split_member(model)
+    run_id = member_run if run_id is None else run_id
     out_dir.mkdir(parents=True, exist_ok=True)
     predictions = ws.predictions(model)
     written = []
@@ -70,7 +75,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
             }
         total = sum_counts(counts)
         aggregate = micro_scores(total)
-        meta = {"model": model, "language": language, "temperature": temperature, "run_id": run_id,
+        meta = {"model": base, "language": language, "temperature": temperature, "run_id": run_id,
                 "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "num_benchmarks": len(results),
                 "aggregate_metrics": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
@@ -79,7 +84,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                 "rules": rules, "rules_title": rules_title(rules),
                 "prompt_wording": _wordings(predictions[key].prompt_wording for key in keys),
                 **(metadata or {})}
-        path = out_dir / f"{model_slug(model)}_{language}_t{temperature}_r{run_id}.json"
+        path = out_dir / f"{model_slug(base)}_{language}_t{temperature}_r{run_id}.json"
         path.write_text(json.dumps({"metadata": meta, "results": results}, indent=2, ensure_ascii=False) + "\n",
                         encoding="utf-8")
         written.append(path)

@@ -385,6 +385,14 @@ def cancel_static_analyzer(window, qtbot, tmp_path):
     assert window.static_runs.job is None
 
 
+def runs_and_costs(window, qtbot, tmp_path):
+    from traceeval_gui.runs.ledger_window import RunsLedgerWindow
+
+    seen = on_next_dialog(qtbot, reject, RunsLedgerWindow)
+    trigger(window, "Model › Runs and Costs")
+    assert seen == [("Runs and Costs", None)]
+
+
 def release(window, qtbot, tmp_path):
     seen = on_next_dialog(qtbot, reject)
     trigger(window, "Model › TraceEval Release")
@@ -510,6 +518,7 @@ EXPECTATIONS = {
     "Model › Run Model": _with_path(run_model),
     "Model › Cancel Model Run": _with_path(cancel_model_run),
     "Model › TraceEval Release": _with_path(release),
+    "Model › Runs and Costs": _with_path(runs_and_costs),
     "Model › Run Static Analyzer": _with_path(run_static_analyzer),
     "Model › Cancel Static Analyzer": _with_path(cancel_static_analyzer),
     "Audit › New Audit": _with_path(new_audit),

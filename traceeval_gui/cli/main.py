@@ -95,8 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add bootstrap confidence intervals over programs (default level 0.95)")
     score.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     score.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    score.add_argument("--over-runs", action="store_true",
+                       help="one row per model over its repeated runs (NAME, NAME@r1, ...: predict --runs, or "
+                            "imported _r<i> files): mean ± sample sd (n-1) of each run's paper figures per language "
+                            "and Average, and how many programs got the same answer in every run")
     score.add_argument("--format", choices=FORMATS, default="text",
-                       help="table format: aligned text, Markdown, LaTeX tabular, CSV or JSON")
+                       help="table format: aligned text, Markdown, LaTeX tabular, CSV or JSON (--over-runs: no LaTeX)")
     score.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE instead of stdout")
     score.set_defaults(handler=results_commands.score)
 

@@ -17,6 +17,8 @@ from core.llm.prompts import approximate_tokens, build_prompt
 from core.results.writer import write_released_results
 from core.scoring.answers import answer_lines, unanswered_questions
 from core.scoring.normalise import MODES
+from core.scoring.over_runs import over_runs_table
+from core.scoring.over_runs_tables import over_runs_body, render_over_runs
 from core.scoring.rules import PAPER, rules_title
 from core.scoring.scores import score_table
 from core.scoring.tables import render_table, table_to_dict
@@ -42,7 +44,8 @@ if TYPE_CHECKING:
     from core.llm.runner import RunReport
 
 RUN_COLUMNS = ("id", "model", "endpoint_model", "base_url", "started_at", "finished_at", "status", "message",
-               "requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd", "params")
+               "requested", "skipped", "answered", "cached", "failed", "tokens_in", "tokens_out", "cost_usd", "wall_s",
+               "params")
 
 
 def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
@@ -90,8 +93,22 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     release_option(predict)
     rules_option(predict, "the prompt is assembled")
     predict.add_argument("--prices", metavar="FILE",
-                         help='price table JSON '
-                              '{"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}')
+                         help='price table, JSON {"<model or pattern>": {"input_per_mtok": 3.0, "output_per_mtok": '
+                              '15.0, "batch_discount": 0.5}} or the same as TOML (a .toml file)')
+    predict.add_argument("--runs", type=int, default=1, metavar="N",
+                         help="run the model N times (default 1): run 0 is stored as NAME, run i as NAME@r<i>, each "
+                              "resumable, each written to _t<T>_r<i> results files; prints mean ± sd over the runs")
+    predict.add_argument("--seeds", metavar="S1,S2,...",
+                         help="one request seed per run (sent as 'seed'; at temperature 0 the runs differ only "
+                              "through seeds and the endpoint's non-determinism)")
+    predict.add_argument("--temperatures", metavar="T1,T2,...",
+                         help="one temperature per run, or one for all (default: --temperature)")
+    predict.add_argument("--tokenizer", metavar="FILE",
+                         help="with --dry-run: count input tokens with this Hugging Face tokenizer.json (default: "
+                              "tiktoken for OpenAI models when its encoding is cached here, else ≈ characters / 4)")
+    predict.add_argument("--batch", action="store_true",
+                         help="with --dry-run: price the requests as a batch (the price's batch discount, 50%% "
+                              "unless the price file says otherwise)")
     predict.add_argument("--redo", action="store_true", help="ask again for programs already answered")
     predict.add_argument("--out", metavar="DIR", default="results",
                          help="folder for the released results files (default: ./results)")
@@ -120,8 +137,13 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     runs = commands.add_parser("runs", help="the model runs made with 'predict' and how they ended")
     dataset_args(runs)
     runs.add_argument("--model", help="only this model")
-    format_option(runs, ("text", "json", "jsonl", "csv"), help="text: one line per run; json: one document; "
-                                                              "jsonl, csv: one run per line")
+    runs.add_argument("--ledger", action="store_true",
+                      help="the bill: one row per run, model and language with requests, tokens in and out, cost, "
+                           "request and wall time, and failures (json always holds it)")
+    format_option(runs, ("text", "json", "jsonl", "csv"), help="text: one line per run (--ledger: one per run and "
+                                                              "language); json: one document with the runs and the "
+                                                              "ledger; jsonl, csv: one run (--ledger: ledger row) "
+                                                              "per line")
     runs.set_defaults(handler=show_runs)
 
 
@@ -144,42 +166,73 @@ def show_prompt(args) -> int:
 
 
 def predict_command(args) -> int:
+    from core.llm.repeats import parse_numbers, repeat_settings
     from core.llm.runner import pending_keys  # the runner brings the model client (openai)
 
-    settings = run_settings(args, name=args.name or "", concurrency=args.jobs)
+    base = run_settings(args, name=args.name or "", concurrency=args.jobs)
+    plan = repeat_settings(base, args.runs, parse_numbers(args.seeds, int, "--seeds"),
+                           parse_numbers(args.temperatures, float, "--temperatures"))
     prices = PriceTable.load(Path(args.prices)) if args.prices else None
     ws, _ = open_workspace(args)
     with ws:
         wording = wording_from(args, ws)
         selection = selection_from(args, ws)
         keys = _selected_keys(ws, args, selection)
-        todo = pending_keys(ws, settings, keys, redo=args.redo)
-        print(f"{settings.stored_name}: {len(keys):,} program(s) selected, {len(keys) - len(todo):,} already "
-              f"answered, {len(todo):,} to ask ({settings.base_url}, {settings.concurrency} at once)", file=sys.stderr)
-        print(f"prompts: {wording.label}; {rules_title(settings.rules)}", file=sys.stderr)
+        todo = []
+        for settings in plan:
+            pending = pending_keys(ws, settings, keys, redo=args.redo)
+            todo += pending
+            print(f"{settings.stored_name}: {len(keys):,} program(s) selected, {len(keys) - len(pending):,} already "
+                  f"answered, {len(pending):,} to ask ({settings.base_url}, {settings.concurrency} at once"
+                  f"{_run_detail(settings, len(plan))})", file=sys.stderr)
+        print(f"prompts: {wording.label}; {rules_title(base.rules)}", file=sys.stderr)
         if args.dry_run:
-            return _dry_run(ws, todo, settings, prices, wording, args.format)
-        remember_endpoint(settings)
-        report = _run_with_interrupt(ws, settings, keys, prices, args.redo, wording)
-        _print_report(report)
-        name = settings.stored_name
-        files = []
-        if not args.no_results_files and ws.predicted_keys(name):
-            files = write_released_results(ws, name, Path(args.out), MODES,
-                                           {"endpoint_model": settings.model, "base_url": settings.base_url})
-            for path in files:
-                print(f"wrote {path}", file=sys.stderr)
-        table = score_table(ws, [name], selection, frozenset(MODES)) if ws.predicted_keys(name) else None
+            return _dry_run(ws, todo, base, prices, wording, args)
+        remember_endpoint(base)
+        reports, files = [], []
+        for settings in plan:
+            report = _run_with_interrupt(ws, settings, keys, prices, args.redo, wording)
+            reports.append(report)
+            _print_report(report)
+            name = settings.stored_name
+            if not args.no_results_files and ws.predicted_keys(name):
+                written = write_released_results(ws, name, Path(args.out), MODES,
+                                                 {"endpoint_model": settings.model, "base_url": settings.base_url,
+                                                  "seed": settings.seed}, temperature=settings.temperature)
+                for path in written:
+                    print(f"wrote {path}", file=sys.stderr)
+                files += written
+            if report.status in ("interrupted", "cancelled"):
+                break
+        answered = [s.stored_name for s in plan if ws.predicted_keys(s.stored_name)]
+        table = score_table(ws, answered[:1], selection, frozenset(MODES)) if answered[:1] == [base.stored_name] \
+            else None
+        spread = over_runs_table(ws, answered, selection, MODES) if len(plan) > 1 and answered else None
         if args.format == "json":
-            run = dataclasses.asdict(report)
-            run["failed"] = [{"instance": key, "error": error} for key, error in report.failed]
-            print_document("predict", {"run": run, "files": [str(path) for path in files],
-                                       "table": table_to_dict(table) if table is not None else None})
+            runs = [_report_dict(report) for report in reports]
+            print_document("predict", {"run": runs[0], "runs": runs, "files": [str(path) for path in files],
+                                       "table": table_to_dict(table) if table is not None else None,
+                                       "over_runs": over_runs_body(spread) if spread is not None else None})
+        elif spread is not None:
+            print(render_over_runs(spread, "text"), end="")
         elif table is not None:
             print(render_table(table, "text"), end="")
-    if report.status == "interrupted" or report.status == "cancelled":
+    if any(report.status in ("interrupted", "cancelled") for report in reports):
         return 130
-    return 0 if report.status == "finished" and not report.failed else 1
+    return 0 if all(report.status == "finished" and not report.failed for report in reports) else 1
+
+
+def _run_detail(settings: RunSettings, runs: int) -> str:
+    if runs == 1 and settings.seed is None:
+        return ""
+    seed = f", seed {settings.seed}" if settings.seed is not None else ", no seed"
+    return f"; temperature {settings.temperature:g}{seed}"
+
+
+def _report_dict(report: RunReport) -> dict:
+    run = dataclasses.asdict(report)
+    run["failed"] = [{"instance": key, "error": error} for key, error in report.failed]
+    return run
 
 
 def _selected_keys(ws, args, selection) -> list[str]:
@@ -196,17 +249,26 @@ def _selected_keys(ws, args, selection) -> list[str]:
     return keys
 
 
-def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording, fmt: str) -> int:
-    estimate = dry_run(ws, keys, settings, wording, prices)
-    if fmt == "json":
-        print_document("predict-dry-run", {**dataclasses.asdict(estimate), "input_tokens": estimate.input_tokens,
-                                           "input_cost": estimate.input_cost, "output_cost": estimate.output_cost})
+def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording, args) -> int:
+    from core.llm.token_counts import counter_for
+
+    counter = counter_for(settings.model, Path(args.tokenizer).expanduser() if args.tokenizer else None)
+    estimate = dry_run(ws, keys, settings, wording, prices, counter=counter, batch=args.batch)
+    if args.format == "json":
+        print_document("predict-dry-run", {**dataclasses.asdict(estimate), "input_cost": estimate.input_cost,
+                                           "output_cost": estimate.output_cost, "cost": estimate.cost,
+                                           "price_factor": estimate.price_factor})
         return 0
-    line = (f"dry run: {estimate.prompts:,} prompt(s), {estimate.characters:,} characters, "
-            f"≈{estimate.input_tokens:,} input tokens")
-    if estimate.input_cost is not None:
-        line += f", ≈${estimate.input_cost:,.2f} input cost (output not included)"
-    print(line)
+    sign = "" if counter.exact else "≈"
+    print(f"dry run: {estimate.prompts:,} prompt(s), {estimate.characters:,} characters, "
+          f"{sign}{estimate.input_tokens:,} input tokens (counted: {estimate.tokenizer}), "
+          f"≈{estimate.output_tokens:,} output tokens ({estimate.output.basis})")
+    if estimate.cost is not None:
+        batch = f", batch price ({estimate.price_factor:.0%} of list)" if estimate.batch else ""
+        print(f"cost: ≈${estimate.cost:,.4f} (input ${estimate.input_cost:,.4f} + output "
+              f"${estimate.output_cost:,.4f}{batch})")
+    elif prices is not None:
+        print(f"cost: unknown ({settings.model} has no entry in {args.prices})")
     return 0
 
 
@@ -281,15 +343,24 @@ def show_answer(args) -> int:
 
 
 def show_runs(args) -> int:
+    from core.llm.ledger import COLUMNS, ledger, totals
+
     ws, _ = open_workspace(args)
     with ws:
         rows = ws.model_run_rows(args.model)
+        bill = ledger(ws, args.model)
+    if args.format == "json":
+        print_document("runs", {"runs": [dataclasses.asdict(row) for row in rows],
+                                "ledger": [dataclasses.asdict(row) for row in bill], "totals": totals(bill)})
+        return 0
     if args.format != "text":
-        records = [dataclasses.asdict(row) for row in rows]
-        if args.format == "json":
-            print_document("runs", {"runs": records})
+        if args.ledger:
+            print(records_text([dataclasses.asdict(row) for row in bill], args.format, COLUMNS), end="")
         else:
-            print(records_text(records, args.format, RUN_COLUMNS), end="")
+            print(records_text([dataclasses.asdict(row) for row in rows], args.format, RUN_COLUMNS), end="")
+        return 0
+    if args.ledger:
+        print(_ledger_text(bill, totals(bill)), end="")
         return 0
     if not rows:
         print("no model runs yet (traceeval predict DATASET --model M --base-url URL)")
@@ -302,3 +373,28 @@ def show_runs(args) -> int:
               f"({row.endpoint_model} at {row.base_url}; prompts: {wording}; {rules})"
               + (f"  {row.message}" if row.message else ""))
     return 0
+
+
+def _ledger_text(bill, total: dict) -> str:
+    if not bill:
+        return "no model requests yet (traceeval predict DATASET --model M --base-url URL)\n"
+    header = ("run", "model", "language", "requests", "failed", "tokens in", "tokens out", "cost", "request s",
+              "wall s")
+    lines = [header]
+    for row in bill:
+        run = str(row.run) if row.run_status == "finished" else f"{row.run} ({row.run_status})"
+        lines.append((run, row.model, row.language, f"{row.requests:,}", f"{row.failed:,}",
+                      f"{row.tokens_in:,}", f"{row.tokens_out:,}", _money(row.cost_usd), f"{row.request_s:.1f}",
+                      "" if row.wall_s is None else f"{row.wall_s:.0f}"))
+    lines.append(("total", "", "", f"{total['requests']:,}", f"{total['failed']:,}", f"{total['tokens_in']:,}",
+                  f"{total['tokens_out']:,}", _money(total["cost_usd"]), f"{total['request_s']:.1f}",
+                  f"{total['wall_s']:.0f}"))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i]) for i, cell in enumerate(line))
+            for line in lines]
+    return "\n".join(text) + "\n(tokens and cost of fresh answers; answers from the cache cost nothing; wall s is " \
+                              "the run's, shared by its languages)\n"
+
+
+def _money(amount: float | None) -> str:
+    return "–" if amount is None else f"${amount:,.4f}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from core.errors import UsageError
 from core.results.importing import import_results as import_into
 from core.results.writer import write_released_results
 from core.scoring.metrics import INSTANCE_RULE, instance_scores
@@ -57,10 +58,25 @@ def score(args) -> int:
             for problem in report.problems:
                 print(f"{problem.severity}: {problem}", file=sys.stderr)
         models = model_names(args.models, ws)
+        if args.over_runs:
+            return _score_over_runs(ws, args, models)
         table = score_table(ws, models, selection_from(args, ws), modes_from(args), group_by=args.by,
                             confidence=args.ci, resamples=args.resamples, seed=args.seed, rules=rules_from(args))
         text = render_table(table, args.format)
     return write_output(text, args.output)
+
+
+def _score_over_runs(ws, args, models) -> int:
+    from core.scoring.over_runs import over_runs_table
+    from core.scoring.over_runs_tables import FORMATS as OVER_RUNS_FORMATS
+    from core.scoring.over_runs_tables import render_over_runs
+
+    if args.format not in OVER_RUNS_FORMATS:
+        raise UsageError(f"--over-runs writes {', '.join(OVER_RUNS_FORMATS)}, not {args.format}")
+    if args.by or args.ci:
+        raise UsageError("--over-runs does not take --by or --ci (the spread is over runs)")
+    table = over_runs_table(ws, models, selection_from(args, ws), modes_from(args), rules_from(args))
+    return write_output(render_over_runs(table, args.format), args.output)
 
 
 def diff(args) -> int:

@@ -1,5 +1,5 @@
 """Background scoring for the metrics panel and plots: the paper table and per-program counts
-with any rule set and choice of normalisation modes.
+with any rule set and choice of normalisation modes, and the spread of models run more than once.
 
 Re-scoring 10,583 programs with modes that are not cached yet normalises every ground truth and
 prediction again (seconds per model), so it runs here, on a pool thread, with its own workspace
@@ -13,7 +13,9 @@ from pathlib import Path
 
 from core.dataset.workspace import Workspace
 from core.scoring.metrics import Counts
+from core.scoring.over_runs import OverRunsTable, over_runs_table
 from core.scoring.rules import DEFAULT_RULES
+from core.scoring.run_family import families
 from core.scoring.scores import NormalisedTruths, ScoreTable, Selection, instance_counts, score_table
 from traceeval_gui.state.jobs import Job, Progress
 
@@ -27,6 +29,7 @@ class ModeScores:
     table: ScoreTable
     counts: dict[str, dict[str, Counts]] | None  # model -> instance key -> counts (all splits); None: not asked
     rules: str = DEFAULT_RULES
+    over_runs: OverRunsTable | None = None  # the models run more than once (NAME, NAME@r1, ...); None: there are none
 
 
 class ScoreModesJob(Job):
@@ -67,4 +70,6 @@ class ScoreModesJob(Job):
                 truths.release()  # freed a piece at a time, so the window is not frozen meanwhile
                 progress(len(models), len(models) + 1, "the table")
             table = score_table(ws, selection=self.selection, modes=self.modes, rules=self.rules)
-            return ModeScores(self.modes, self.selection, table, counts, self.rules)
+            repeated = [name for runs in families(models).values() if len(runs) > 1 for _, name in runs]
+            spread = over_runs_table(ws, repeated, self.selection, self.modes, self.rules) if repeated else None
+            return ModeScores(self.modes, self.selection, table, counts, self.rules, spread)

@@ -1,6 +1,8 @@
 """The metrics panel: the paper table (P / R / F1 per language, micro, and their average) for a
 split, a rule set (the paper's, or the studio's, opt-in and labelled in the table and the tab's
 title) and a choice of normalisation modes, and the selected program's scores under every model.
+Below the table, models run more than once (`predict --runs`) get their mean ± sample sd over the runs
+and how many programs got the same answer in every run (`core.scoring.over_runs`).
 
 Changing the split, the rules or a mode re-scores in a background job (`ScoreModesJob`); the latest
 request wins and the results of older ones are kept for later but not shown. Tables and per-program
@@ -34,8 +36,10 @@ from core.errors import UsageError
 from core.languages import registry
 from core.scoring.metrics import INSTANCE_RULE, Counts
 from core.scoring.normalise import MODES
+from core.scoring.over_runs import AVERAGE, SD_RULE, OverRunsTable, spread_text
 from core.scoring.plot_data import ProgramScore, program_scores
 from core.scoring.rules import PAPER, RULE_SETS, rules_title
+from core.scoring.run_family import families
 from core.scoring.scores import ScoreTable, Selection
 from core.scoring.tables import DAGGER, FORMATS, METRIC_LABELS, describe_selection, footnotes, render_table
 from traceeval_gui.metrics.metrics_jobs import ModeScores, ScoreModesJob
@@ -87,6 +91,9 @@ class MetricsPanel(QWidget):
         self.counts_reading: tuple[str, frozenset[str]] | None = None  # (rules, modes) of `counts`
         self.program: tuple[ProgramScore, ...] = ()  # the selected program under every model
         self._tables: dict[tuple[str, frozenset[str], str | None], ScoreTable] = {}
+        # per (rules, modes, split): the repeated runs' spread (None: no model was run more than once)
+        self._spreads: dict[tuple[str, frozenset[str], str | None], OverRunsTable | None] = {}
+        self.over_runs: OverRunsTable | None = None  # shown under the table
         self._counts: dict[tuple[str, frozenset[str]], dict[str, dict[str, Counts]]] = {}
         self._pending: ScoreModesJob | None = None  # the latest request; older results are not shown
         self._rows: dict[str, InstanceRow] = {}
@@ -250,6 +257,7 @@ class MetricsPanel(QWidget):
             self._set_pending(None)
         self._rows = {r.key: r for r in opened.rows}
         self._tables = {self._key(opened.table): opened.table}
+        self._spreads = {}
         self._counts = {(PAPER, PAPER_MODES): opened.counts}
         splits = self.state.workspace.split_names() if self.state.workspace else set()
         self.split_combo.fill(splits, opened.default_split)
@@ -269,6 +277,7 @@ class MetricsPanel(QWidget):
             self._pending.cancel()
             self._set_pending(None)
         self._tables.clear()
+        self._spreads.clear()
         self._counts = {(PAPER, PAPER_MODES): self.state.opened.counts}
         self.counts = self.counts_reading = None
         self._request()
@@ -293,6 +302,7 @@ class MetricsPanel(QWidget):
     def _on_score_job_finished(self, result: ModeScores) -> None:
         request = (result.rules, result.modes, result.selection.split)
         self._tables[request] = result.table
+        self._spreads[request] = result.over_runs
         if result.counts is not None:
             self._counts[(result.rules, result.modes)] = result.counts
         if self._pending is not None and _job_key(self._pending) == request:
@@ -321,15 +331,17 @@ class MetricsPanel(QWidget):
             return
         reading, split = self.reading(), self.split()
         table, counts = self._tables.get((*reading, split)), self._counts.get(reading)
+        if not any(len(runs) > 1 for runs in families(m.name for m in self.state.models).values()):
+            self._spreads[(*reading, split)] = None  # no model run more than once: nothing to score for it
         if self._pending is not None:
             if _job_key(self._pending) == (*reading, split):
                 return  # already on its way
             self._pending.cancel()
         if counts is not None:
             self._adopt_counts(reading)
-        if table is not None and counts is not None:
+        if table is not None and counts is not None and (*reading, split) in self._spreads:
             self._set_pending(None)
-            if table is not self.table:
+            if table is not self.table or self._spreads[(*reading, split)] is not self.over_runs:
                 self._show(table)
             self.status.setText("")
             return
@@ -367,9 +379,11 @@ class MetricsPanel(QWidget):
     # -- rendering ------------------------------------------------------------------------
     def _show(self, table: ScoreTable | None) -> None:
         self.table = table
+        self.over_runs = self._spreads.get(self._key(table)) if table is not None else None
         self.copy_button.setEnabled(table is not None and bool(table.rows))
         self.status.setText("")
-        self.browser.setHtml(table_html(table) if table is not None else
+        self.browser.setHtml(table_html(table) + (over_runs_html(self.over_runs) if self.over_runs else "")
+                             if table is not None else
                              f"<p style='color:{MUTED_TEXT}'>Open a dataset to see its scores.</p>")
         self.table_changed.emit()
 
@@ -454,6 +468,29 @@ def table_html(table: ScoreTable) -> str:
             f"<tr bgcolor='{HEADER_BACKGROUND}'><th rowspan='2' align='left'>Model</th>{head1}</tr>"
             f"<tr bgcolor='{HEADER_BACKGROUND}'>{head2}</tr>{''.join(body)}</table>"
             f"<div style='margin-top:8px'>{notes}</div>")
+
+
+def over_runs_html(table: OverRunsTable) -> str:
+    """Models run more than once: mean ± sample sd of each run's figure, and how often the answer stayed the same."""
+    columns = [*table.languages, AVERAGE]
+    head1 = "".join(f"<th colspan='3' align='center'>{registry.title(c, 'Average')}</th>" for c in columns)
+    head2 = "".join(f"<th align='right'>{label}</th>" for _ in columns for _, label in METRIC_LABELS)
+    body = []
+    for row in table.rows:
+        runs = ", ".join(row.runs)
+        cells = "".join(f"<td align='right'>{spread_text(row.spreads[column][metric])}</td>"
+                        for column in columns for metric, _ in METRIC_LABELS)
+        agreement = row.agreement
+        body.append(f"<tr><td title='{html.escape(runs)}'>{html.escape(row.family)}</td>"
+                    f"<td align='right'>{len(row.runs)}</td>{cells}"
+                    f"<td align='right'>{agreement.identical}/{agreement.compared}</td></tr>")
+    return (f"<p style='margin:14px 0 6px 0'><b>Repeated runs</b>: mean ± {SD_RULE} of each run's paper figure; "
+            "<i>Same</i>: programs whose normalised answer was identical in every run, of those every run "
+            "answered</p>"
+            f"<table cellspacing='0' cellpadding='5' width='100%'>"
+            f"<tr bgcolor='{HEADER_BACKGROUND}'><th rowspan='2' align='left'>Model</th><th rowspan='2'>Runs</th>"
+            f"{head1}<th rowspan='2' align='right'>Same</th></tr>"
+            f"<tr bgcolor='{HEADER_BACKGROUND}'>{head2}</tr>{''.join(body)}</table>")
 
 
 def _cell(row, column: str, metric: str) -> float | None:

@@ -1,7 +1,8 @@
 """The Run Model dialog's estimate in the background: which programs are still unanswered and what
 sending their prompts would cost (`core.llm.dry_run`). Building 10,000 prompts reads every program's
-files (seconds), so it never runs on the GUI thread. Prices are applied by the dialog, so a new price
-needs no new run."""
+files (seconds), so it never runs on the GUI thread. Input tokens are counted as `traceeval predict
+--dry-run` counts them (tiktoken for an OpenAI model whose encoding is cached here, else the
+approximation, labelled). Prices are applied by the dialog, so a new price needs no new run."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from core.llm.dry_run import DryRun, dry_run
 from core.llm.endpoints import RunSettings
 from core.llm.prompt_wording import PromptWording
 from core.llm.runner import pending_keys
+from core.llm.token_counts import counter_for
 from traceeval_gui.state.jobs import Job, Progress
 
 
@@ -30,4 +32,5 @@ class DryRunJob(Job):
     def work(self, progress: Progress) -> DryRun:
         with Workspace(self.workspace_path) as ws:
             todo = pending_keys(ws, self.settings, self.keys, redo=self.redo)
-            return dry_run(ws, todo, self.settings, self.wording, progress=progress)
+            return dry_run(ws, todo, self.settings, self.wording, progress=progress,
+                           counter=counter_for(self.settings.model))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QMessageBox, QProgress
 from core.errors import TraceEvalError
 from core.llm.endpoints import remember_endpoint, save_api_key
 from core.llm.runner import RequestOutcome, RunReport
+from traceeval_gui.runs.ledger_window import RunsLedgerWindow
 from traceeval_gui.runs.model_jobs import RunModelJob
 from traceeval_gui.runs.release_field import ReleaseDialog
 from traceeval_gui.runs.run_model_dialog import ModelRunRequest, RunModelDialog
@@ -84,12 +85,21 @@ class ModelRunActions(QObject):
         self.cancel_action.setEnabled(False)
         self.release_action = action(window, "TraceEval &Release…", self.ask_release, None,
                                      "Your checkout of the TraceEval release: prompts take the paper's words from it")
+        self.ledger_action = action(window, "Runs and C&osts…", self.show_ledger, None,
+                                    "Every model run's requests, tokens, cost, time and failures per language")
 
     def add_to(self, menu: QMenu) -> None:
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)
         menu.addSeparator()
+        menu.addAction(self.ledger_action)
         menu.addAction(self.release_action)
+
+    def show_ledger(self) -> None:
+        if self.state.opened is None:
+            self.message.emit("Open a dataset first: its workspace keeps the model runs")
+            return
+        RunsLedgerWindow(self.state.opened.workspace_path, self.state.jobs, self.window).exec()
 
     def ask_release(self) -> None:
         if ReleaseDialog(self.state, self.window).exec():

@@ -157,7 +157,8 @@ def estimate_text(estimate: DryRun) -> str:
         return "<b>Nothing to send</b>: every selected program is answered already."
     output = estimate.output
     return (f"<b>{count(estimate.prompts, 'prompt')} to send</b> ({count(estimate.questions, 'question')}): "
-            f"≈{estimate.input_tokens:,} input tokens ({estimate.characters:,} characters ÷ 4), "
+            f"≈{estimate.input_tokens:,} input tokens ({estimate.characters:,} characters; counted: "
+            f"{html.escape(estimate.tokenizer)}), "
             f"≈{estimate.output_tokens:,} output tokens ({output.tokens_per_question:.1f} per question, "
             f"{html.escape(output.basis)})")
 
