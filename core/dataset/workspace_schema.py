@@ -124,5 +124,12 @@ def m009_model_run_wall_time(db):
     db["model_runs"].add_column("wall_s", float)
 
 
+@MIGRATIONS()
+def m010_reasoning(db):
+    """A reasoning model's thinking and its token count, kept beside the answer; older answers have none."""
+    db["predictions"].add_column("reasoning", str)
+    db["predictions"].add_column("reasoning_tokens", int)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)
