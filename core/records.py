@@ -158,6 +158,8 @@ class Prediction:
     latency_s: float | None = None
     cost_usd: float | None = None
     source: str = ""  # the file it was imported from
+    reasoning: str | None = None  # the model's thinking, kept beside the answer (None: none sent or not known)
+    reasoning_tokens: int | None = None  # how many of `tokens_out` were thinking (None: not reported)
 
     @property
     def key(self) -> str:

@@ -10,7 +10,8 @@ tests (the sibling of tests/llm_server.py, which speaks chat completions).
   expired or cancelled requests).
 - Anthropic: `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET .../{id}/results`,
   `POST .../{id}/cancel`: `in_progress` until `ended`, results as JSONL of succeeded / errored / expired / canceled.
-Each request is answered from `answers` (prompt hash -> text); `fate(custom_id)` can make one errored or expired.
+Each request is answered from `answers` (prompt hash -> text); `fate(custom_id)` can make one errored or expired,
+and a model in `refuses_max_tokens` refuses a request that sends `max_tokens` (OpenAI's o-series do).
 Batch n (from 0) ends after `ends_after + n * stagger` polls. Inputs are checked as the services check them (an
 Anthropic custom_id is 1-64 characters of [A-Za-z0-9_-], unique in its batch; an OpenAI line names POST and the
 batch's endpoint), and a bad one is refused the way each service refuses it.
@@ -52,10 +53,12 @@ class _Batch:
 
 class FakeBatchServer:
     def __init__(self, answers: Mapping[str, str], *, ends_after: int = 3, stagger: int = 0,
-                 fate: Callable[[str], str] | None = None, api_key: str | None = None):
+                 fate: Callable[[str], str] | None = None, api_key: str | None = None,
+                 refuses_max_tokens: tuple[str, ...] = ()):
         self.answers, self.ends_after, self.stagger = dict(answers), ends_after, stagger
         self.fate = fate or (lambda custom_id: "succeeded")
         self.api_key = api_key
+        self.refuses_max_tokens = refuses_max_tokens  # models that refuse `max_tokens`, as OpenAI's o-series do
         # a hostile server: (method, path) -> (status, headers, body) replaces the service's own answer when not None
         self.override: Callable[[str, str], tuple[int, dict[str, str], bytes] | None] = lambda method, path: None
         self.files: dict[str, bytes] = {}
@@ -164,6 +167,11 @@ class FakeBatchServer:
             fate, text = ("cancelled", None) if batch.cancelled else self._answer(
                 custom_id, request_prompt_hash(record["body"]))
             line = {"id": f"batch_req_{n}", "custom_id": custom_id}
+            if record["body"]["model"] in self.refuses_max_tokens and "max_tokens" in record["body"]:
+                errors.append({**line, "response": {"status_code": 400, "request_id": f"req_{n}", "body": {"error": {
+                    "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                               "'max_completion_tokens' instead.", "type": "invalid_request_error"}}}, "error": None})
+                continue
             if fate == "succeeded":
                 output.append({**line, "response": {"status_code": 200, "request_id": f"req_{n}", "body": _completion(
                     text, record["body"]["model"])}, "error": None})

@@ -11,11 +11,14 @@ and the largest number of requests in flight at once is kept.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -39,14 +42,21 @@ Responder = Callable[[dict, int], Reply]
 
 
 def ok(content: str | None, finish_reason: str = "stop", usage: tuple[int, int] | None = (100, 20),
-       model: str = "fake-model", delay_s: float = 0.0) -> Reply:
-    """A proper chat.completion."""
-    body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": finish_reason}]}
+       model: str = "fake-model", delay_s: float = 0.0, message: Mapping[str, object] | None = None,
+       reasoning_tokens: int | None = None, headers: Mapping[str, str] | None = None,
+       total_tokens: int | None = None) -> Reply:
+    """A proper chat.completion; `message` adds fields to the message (`reasoning`, `reasoning_content`), and
+    `reasoning_tokens` goes into `usage.completion_tokens_details` as OpenAI reports it; `total_tokens` overrides
+    the usage's total (a gateway counting the reasoning tokens outside `completion_tokens`)."""
+    body: dict = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+                  "choices": [{"index": 0, "message": {"role": "assistant", "content": content, **(message or {})},
+                               "finish_reason": finish_reason}]}
     if usage is not None:
-        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
-    return Reply(200, json.dumps(body).encode(), delay_s=delay_s)
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                         "total_tokens": sum(usage) if total_tokens is None else total_tokens}
+        if reasoning_tokens is not None:
+            body["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+    return Reply(200, json.dumps(body).encode(), delay_s=delay_s, headers=dict(headers or {}))
 
 
 def counted(content: str, request: dict, finish_reason: str = "stop") -> Reply:
@@ -98,6 +108,71 @@ def truncated(reply: Reply | None = None, keep: int = 20) -> Reply:
     reply = reply or ok("1. main.run")
     return Reply(reply.status, reply.body[:keep], reply.content_type, reply.headers,
                  content_length=len(reply.body))
+
+
+PAIR_REFUSED = "max_tokens and max_completion_tokens cannot both be set"  # a provider refusing the paper's pair
+
+
+def refusing(field: str, then: Responder, message: str | None = None) -> Responder:
+    """A server that answers 400 to every request naming token limit `field` ("both": naming both at once),
+    as OpenAI's o-series and GPT-5 do (`param` set: "Unsupported parameter: 'max_tokens' is not supported with
+    this model. Use 'max_completion_tokens' instead.") or, with `message` (and for "both"), with a message only;
+    other requests go to `then`."""
+    def respond(request: dict, attempt: int) -> Reply:
+        named = {"max_tokens", "max_completion_tokens"} & set(request)
+        if named == {"max_tokens", "max_completion_tokens"} if field == "both" else field in named:
+            if field == "both" or message:
+                error = {"message": message or PAIR_REFUSED, "type": "invalid_request_error"}
+            else:
+                other = "max_tokens" if field == "max_completion_tokens" else "max_completion_tokens"
+                error = {"message": f"Unsupported parameter: '{field}' is not supported with this model. Use "
+                                    f"'{other}' instead.", "type": "invalid_request_error", "param": field,
+                         "code": "unsupported_parameter"}
+            return status(400, {"error": error})
+        return then(request, attempt)
+    return respond
+
+
+class RateLimited:
+    """A provider's request budget in front of `then`: `limit` requests per fixed window of `window_s` seconds.
+    Every answer says what is left, in OpenAI's headers (`x-ratelimit-remaining-requests` falling as requests
+    arrive, `x-ratelimit-reset-requests` as `NNNms`) or Anthropic's (`anthropic-ratelimit-requests-*`, the reset
+    an RFC 3339 time); with `headers=False` it says nothing. A request over the budget gets a 429 (counted in
+    `refused`) with `retry-after`."""
+
+    def __init__(self, then: Responder, limit: int, window_s: float, style: str = "openai", headers: bool = True):
+        self.then, self.limit, self.window_s, self.style, self.headers = then, limit, window_s, style, headers
+        self.refused = 0
+        self._lock = threading.Lock()
+        self._window_start = time.monotonic()
+        self._count = 0
+
+    def __call__(self, request: dict, attempt: int) -> Reply:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._window_start >= self.window_s:
+                self._window_start += (now - self._window_start) // self.window_s * self.window_s
+                self._count = 0
+            self._count += 1
+            remaining = self.limit - self._count
+            reset_s = self._window_start + self.window_s - now
+            if remaining < 0:
+                self.refused += 1
+        said = self._said(max(remaining, 0), reset_s) if self.headers else {}
+        if remaining < 0:
+            return status(429, {"error": {"message": "Rate limit reached for requests", "type": "requests"}},
+                          headers={**said, "retry-after": f"{reset_s:.3f}"})
+        reply = self.then(request, attempt)
+        return dataclasses.replace(reply, headers={**reply.headers, **said})
+
+    def _said(self, remaining: int, reset_s: float) -> dict[str, str]:
+        if self.style == "anthropic":
+            reset = datetime.now(UTC) + timedelta(seconds=reset_s)
+            return {"anthropic-ratelimit-requests-limit": str(self.limit),
+                    "anthropic-ratelimit-requests-remaining": str(remaining),
+                    "anthropic-ratelimit-requests-reset": reset.isoformat().replace("+00:00", "Z")}
+        return {"x-ratelimit-limit-requests": str(self.limit), "x-ratelimit-remaining-requests": str(remaining),
+                "x-ratelimit-reset-requests": f"{math.ceil(reset_s * 1000)}ms"}
 
 
 @dataclass(frozen=True)

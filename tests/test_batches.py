@@ -70,7 +70,8 @@ def test_splitting_respects_the_count_and_the_bytes():
 
 def test_hostile_result_lines_are_named_and_the_good_ones_kept():
     good = {"custom_id": "a", "response": {"status_code": 200, "body": {
-        "choices": [{"message": {"role": "assistant", "content": "1. main.f"}, "finish_reason": "length"}],
+        "choices": [{"message": {"role": "assistant", "content": "1. main.f", "reasoning": "f is called"},
+                     "finish_reason": "length"}],
         "usage": {"prompt_tokens": 7, "completion_tokens": 3}}}, "error": None}
     data = b"\n".join([json.dumps(good).encode(), b"{not json", json.dumps({"response": {}}).encode(),
                        json.dumps({"custom_id": "b", "response": {"status_code": 200,
@@ -84,11 +85,13 @@ def test_hostile_result_lines_are_named_and_the_good_ones_kept():
     by_id = {a.custom_id: a for a in answers}
     assert (by_id["a"].status, by_id["a"].content, by_id["a"].finish_reason, by_id["a"].tokens_in) == \
         ("succeeded", "1. main.f", "length", 7)
+    assert by_id["a"].reasoning == "f is called"
     assert by_id["b"].status == "errored" and "out.jsonl: line 4" in by_id["b"].error
     assert by_id["c"].status == "expired" and by_id["d"].status == "errored" and "HTTP 429" in by_id["d"].error
     anthropic = b"\n".join(json.dumps(r).encode() for r in [
         {"custom_id": "e", "result": {"type": "succeeded", "message": {
-            "content": [{"type": "text", "text": "1. a"}, {"type": "text", "text": "\n2. b"}],
+            "content": [{"type": "thinking", "thinking": "a calls b", "signature": "x"},
+                        {"type": "text", "text": "1. a"}, {"type": "text", "text": "\n2. b"}],
             "stop_reason": "max_tokens", "usage": {"input_tokens": 5, "output_tokens": 2}}}},
         {"custom_id": "f", "result": {"type": "errored", "error": {"type": "error", "error": {
             "type": "overloaded_error", "message": "busy"}}}},
@@ -97,6 +100,7 @@ def test_hostile_result_lines_are_named_and_the_good_ones_kept():
     answers, problems = read_results("anthropic", anthropic, "results")
     by_id = {a.custom_id: a for a in answers}
     assert by_id["e"].content == "1. a\n2. b" and by_id["e"].finish_reason == "length"
+    assert by_id["e"].reasoning == "a calls b"  # kept beside the answer, never parsed
     assert by_id["f"].error == "overloaded_error: busy" and by_id["g"].status == "canceled"
     assert by_id["h"].status == "errored" and "unknown result type" in by_id["h"].error and not problems
 
@@ -104,12 +108,12 @@ def test_hostile_result_lines_are_named_and_the_good_ones_kept():
 def test_an_older_workspace_gains_the_batch_tables_and_keeps_its_answers(tmp_path):
     path = tmp_path / "old.sqlite"
     db = Database(path)
-    MIGRATIONS.apply(db, stop_before="m010_batches")
+    MIGRATIONS.apply(db, stop_before="m011_batches")
     db.close()
     with Workspace(path) as ws:
         ws.store_predictions("m", [Prediction("p_0001", "m", "python", build_graph())])
     db = Database(path)
-    db.execute("delete from _sqlite_migrations where name = 'm010_batches'")
+    db.execute("delete from _sqlite_migrations where name = 'm011_batches'")
     db["batch_requests"].drop()
     db["batches"].drop()
     db.conn.commit()
@@ -389,3 +393,31 @@ def test_batch_answers_are_priced_with_the_price_tables_batch_discount(demo, tmp
     with Workspace(path) as opened:
         costs = [p.cost_usd for p in opened.predictions("fake").values()]
     assert costs == [pytest.approx((100 * 10 + 20 * 20) / 1e6 * 0.75)] * 2  # the server's usage: 100 in, 20 out
+
+
+def test_the_token_limit_field_can_be_one_alone_and_a_resubmission_can_change_it(demo, tmp_path, capsys):
+    """A model that refuses `max_tokens` errors every request of a batch that sends both; the resubmission sends
+    `max_completion_tokens` alone."""
+    path, answers, keys = demo
+    ws = ["--workspace", path]
+
+    with FakeBatchServer(answers, ends_after=1, refuses_max_tokens=("o-fake",)) as server:
+        run(capsys, "batch", "prepare", *ws, "--provider", "openai", "--model", "o-fake", "--base-url",
+            server.base_url, "--instances", ",".join(keys[:2]), "--out", tmp_path / "in")
+        code, _, err = run(capsys, "batch", "submit", *ws, "--wait", "--poll-seconds", "0.01")
+        assert code == 0, err
+        code, out, _ = run(capsys, "batch", "status", *ws)
+        assert out.count("Unsupported parameter: 'max_tokens'") == 2
+        code, _, err = run(capsys, "batch", "resubmit", *ws, "--model", "o-fake", "--out", tmp_path / "again",
+                             "--token-limit-field", "max_completion_tokens")
+        assert code == 0, err
+        bodies = [json.loads(line)["body"] for f in (tmp_path / "again").iterdir()
+                  for line in f.read_text().splitlines()]
+        assert bodies and all("max_tokens" not in b and b["max_completion_tokens"] == 4096 for b in bodies)
+        first = [json.loads(line)["body"] for f in (tmp_path / "in").iterdir()
+                 for line in f.read_text().splitlines()]
+        assert all(b["max_tokens"] == b["max_completion_tokens"] == 4096 for b in first)
+        code, _, err = run(capsys, "batch", "collect", *ws, "--wait", "--poll-seconds", "0.01")
+    assert code == 0, err
+    with Workspace(path) as opened:
+        assert opened.predicted_keys("o-fake") == set(keys[:2])

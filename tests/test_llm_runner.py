@@ -207,7 +207,7 @@ def test_bad_request_fails_that_program_and_the_run_goes_on(ws, keys, answers):
 
 
 def test_the_same_rejection_for_every_program_stops_the_run(ws, keys):
-    unsupported = status(400, {"error": {"message": "Unsupported parameter: 'max_tokens'", "code": "unsupported"}})
+    unsupported = status(400, {"error": {"message": "Unsupported parameter: 'temperature'", "code": "unsupported"}})
     with FakeChatServer(lambda request, attempt: unsupported) as server:
         report = run(ws, server, keys, concurrency=1)
         assert len(server.chat_requests()) == 3

@@ -5,6 +5,7 @@ on fixed inputs, stored with the version they were made under.
 """
 import json
 
+from core.scoring.rules import RULE_SETS
 from core.scoring.scores import SCORER_VERSION, scoring_key
 from tests.scorer_golden import GOLDEN, REGENERATE, golden_figures
 
@@ -26,7 +27,7 @@ def test_scoring_output_is_unchanged_for_this_scorer_version():
 
 
 def test_the_golden_figures_cover_every_rule_set_and_mode_combination_on_every_language():
-    assert len(STORED["demo_counts"]) == 2 * 8
+    assert len(STORED["demo_counts"]) == len(RULE_SETS) * 8 == 3 * 8
     for models in STORED["demo_counts"].values():
         assert set(models) == {"illustrative-strong", "illustrative-weak"}
         assert all(set(languages) == {"python", "javascript", "java"} for languages in models.values())

@@ -522,7 +522,8 @@ def _prediction_row(p: Prediction) -> dict:
             "parse_problems": json.dumps(list(p.parse_problems)), "prompt_hash": p.prompt_hash,
             "prompt_wording": p.prompt_wording,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": p.latency_s,
-            "cost_usd": p.cost_usd, "source": p.source}
+            "cost_usd": p.cost_usd, "source": p.source, "reasoning": p.reasoning,
+            "reasoning_tokens": p.reasoning_tokens}
 
 
 def _prediction(r: dict) -> Prediction:
@@ -531,7 +532,8 @@ def _prediction(r: dict) -> Prediction:
                       parse_problems=tuple(json.loads(r["parse_problems"])), prompt_hash=r["prompt_hash"] or "",
                       prompt_wording=r.get("prompt_wording") or "",
                       tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], latency_s=r["latency_s"],
-                      cost_usd=r["cost_usd"], source=r["source"] or "")
+                      cost_usd=r["cost_usd"], source=r["source"] or "", reasoning=r.get("reasoning"),
+                      reasoning_tokens=r.get("reasoning_tokens"))
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:

@@ -125,7 +125,14 @@ def m009_model_run_wall_time(db):
 
 
 @MIGRATIONS()
-def m010_batches(db):
+def m010_reasoning(db):
+    """A reasoning model's thinking and its token count, kept beside the answer; older answers have none."""
+    db["predictions"].add_column("reasoning", str)
+    db["predictions"].add_column("reasoning_tokens", int)
+
+
+@MIGRATIONS()
+def m011_batches(db):
     """Provider batches (OpenAI's Batch API, Anthropic's Message Batches, vLLM run-batch files): each batch's
     provider, remote ids and state, and one row per request with the program it asks about and how it ended."""
     db["batches"].create({

@@ -32,6 +32,8 @@ class CachedAnswer:
     latency_s: float | None = None
     created_at: str = ""
     prompt_wording: str = ""  # `PromptWording.tag` of the prompt answered
+    reasoning: str | None = None  # the model's thinking beside the answer (`core.llm.chat.ChatAnswer`)
+    reasoning_tokens: int | None = None
 
 
 def default_cache_path() -> Path:
@@ -58,8 +60,12 @@ class AnswerCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("create table if not exists answers (key text primary key, content text, "
                        "finish_reason text, tokens_in integer, tokens_out integer, latency_s real, created_at text)")
-            if "prompt_wording" not in {row[1] for row in db.execute("pragma table_info(answers)")}:
+            columns = {row[1] for row in db.execute("pragma table_info(answers)")}
+            if "prompt_wording" not in columns:
                 db.execute("alter table answers add column prompt_wording text not null default ''")
+            if "reasoning" not in columns:  # answers cached before reasoning was kept have none
+                db.execute("alter table answers add column reasoning text")
+                db.execute("alter table answers add column reasoning_tokens integer")
             db.commit()
             self._db = db
         except (OSError, sqlite3.Error) as error:
@@ -74,7 +80,8 @@ class AnswerCache:
             return None
         try:
             row = self._db.execute("select content, finish_reason, tokens_in, tokens_out, latency_s, created_at, "
-                                   "prompt_wording from answers where key = ?", [key]).fetchone()
+                                   "prompt_wording, reasoning, reasoning_tokens from answers where key = ?",
+                                   [key]).fetchone()
         except sqlite3.Error as error:
             self._disable(error)
             return None
@@ -86,9 +93,11 @@ class AnswerCache:
         try:
             with self._db:
                 self._db.execute("insert or replace into answers (key, content, finish_reason, tokens_in, tokens_out, "
-                                 "latency_s, created_at, prompt_wording) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "latency_s, created_at, prompt_wording, reasoning, reasoning_tokens) "
+                                 "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  [key, answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out,
-                                  answer.latency_s, answer.created_at or now_iso(), answer.prompt_wording])
+                                  answer.latency_s, answer.created_at or now_iso(), answer.prompt_wording,
+                                  answer.reasoning, answer.reasoning_tokens])
         except sqlite3.Error as error:
             self._disable(error)
 

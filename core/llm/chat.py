@@ -23,10 +23,19 @@ import openai
 
 from core.errors import EndpointError
 from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key
-from core.llm.endpoints import RunSettings
+from core.llm.endpoints import (
+    BOTH_LIMITS,
+    MAX_COMPLETION_TOKENS,
+    MAX_TOKENS,
+    RunSettings,
+    remember_token_limit_field,
+    remembered_token_limit_field,
+)
 from core.llm.prompts import prompt_hash
+from core.llm.rate_limits import Pacer
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.scoring.answers import REPLACEMENT_CHARACTER
+from core.scoring.thinking import thinking_text
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -38,6 +47,11 @@ RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
 MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
+# how servers say a parameter itself is refused (not its value): OpenAI, vLLM, LiteLLM, pydantic-based servers
+_PARAMETER_REFUSED = re.compile(r"unsupported|not supported|unrecogni[sz]ed|unknown|not allowed|not permitted|"
+                                r"extra (?:inputs|fields)|(?:cannot|can't|can not) (?:both|be used together|be set "
+                                r"together)|only one of|mutually exclusive|deprecated|use '?max_", re.IGNORECASE)
+REASONING_FIELDS = ("reasoning", "reasoning_content")  # message fields holding the thinking, first found wins
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads pairs escaped surrogate pairs; these are alone
 
 
@@ -51,6 +65,8 @@ class ChatAnswer:
     tokens_out: int | None
     latency_s: float | None
     attempts: int = 0
+    reasoning: str | None = None  # the model's thinking: `reasoning`, `reasoning_content` or content's think block
+    reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens (part of tokens_out)
 
 
 class ChatFailure(Exception):
@@ -73,6 +89,12 @@ class ChatRequester:
     def __init__(self, settings: RunSettings, api_key: str | None = None, backoff_base_s: float = BACKOFF_BASE_S):
         self.settings, self.backoff_base_s = settings, backoff_base_s
         self._api_key = api_key
+        # the output-token limit's field: forced, or both (the paper's) unless a refusal was remembered
+        self.limit_field = settings.token_limit_field or remembered_token_limit_field(
+            settings.base_url, settings.model) or BOTH_LIMITS
+        self._adapts = not settings.token_limit_field
+        self._switched = False  # a field chosen after a refusal, remembered once a request succeeds with it
+        self.pacer = Pacer()  # this endpoint's rate-limit budget, shared by every request made through this requester
 
     def open_client(self) -> openai.AsyncOpenAI:
         try:
@@ -86,30 +108,45 @@ class ChatRequester:
         """The HTTP request with our retries; raises ChatFailure when it will not succeed."""
         settings = self.settings
         attempt = 0
+        tried = {self.limit_field}
         while True:
             attempt += 1
             log.debug("%s: request %d to %s (model %s)", label, attempt, settings.base_url, settings.model)
+            await self.pacer.turn()  # held back while the endpoint's rate-limit budget is spent
             started = time.perf_counter()
-            wait = None
+            wait, headers, used = None, None, None
             try:
                 async with asyncio.timeout(settings.timeout_s + 1.0):  # the client's own timeout comes first
-                    response = await client.chat.completions.with_raw_response.create(  # both limits, as the paper
+                    response = await client.chat.completions.with_raw_response.create(
                         model=settings.model, temperature=settings.temperature,
                         # our messages are system and user dicts of text, the shapes openai's params name
                         messages=cast("list[openai.types.chat.ChatCompletionMessageParam]", messages),
-                        max_tokens=settings.max_tokens, max_completion_tokens=settings.max_tokens,
+                        max_tokens=self._limit(MAX_TOKENS), max_completion_tokens=self._limit(MAX_COMPLETION_TOKENS),
                         seed=openai.omit if settings.seed is None else settings.seed)
+                headers = response.http_response.headers
                 answer = _read_completion(response.http_response.content)
                 answer.latency_s, answer.attempts = time.perf_counter() - started, attempt
+                used = (answer.tokens_in or 0) + (answer.tokens_out or 0) \
+                    if answer.tokens_in is not None or answer.tokens_out is not None else None
+                if self._switched:
+                    self._switched = False
+                    remember_token_limit_field(settings.base_url, settings.model, self.limit_field)
                 log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
                 return answer
             except openai.APIStatusError as error:
+                headers = error.response.headers
                 code = error.status_code
                 if code in (401, 403):
                     raise ChatFailure("fatal", f"{settings.base_url}: the endpoint refused the API key ({code})",
                                       attempt) from None
                 if code == 404:
                     raise ChatFailure("fatal", self._not_found(error), attempt) from None
+                switch = self._other_limit_field(error, tried) if code == 400 else None
+                if switch is not None:  # not a failed attempt: the same request, named as the endpoint wants it
+                    self._switch_limit_field(switch, error, label)
+                    tried.add(switch)
+                    attempt -= 1
+                    continue
                 if code < 500 and code not in RETRIED_STATUS:
                     raise ChatFailure("rejected", f"the endpoint rejected the request ({code}): "
                                                   f"{_server_message(error)}", attempt) from None
@@ -127,12 +164,36 @@ class ChatRequester:
                 problem = str(error)
             except openai.OpenAIError as error:  # anything else the client raises: this request only
                 raise ChatFailure("instance", f"the client failed: {type(error).__name__}: {error}", attempt) from None
+            finally:
+                self.pacer.done(headers, used)
             problem = self.one_line(problem)
             if attempt > settings.retries:
                 raise ChatFailure("transport", f"{problem} (gave up after {attempt} attempts)", attempt)
             delay = wait if wait is not None else _backoff(attempt, self.backoff_base_s)
             log.warning("%s: %s; retry %d of %d in %.2f s", label, problem, attempt, settings.retries, delay)
             await asyncio.sleep(delay)
+
+    def _limit(self, field: str) -> int | openai.Omit:
+        """The output-token limit when `field` is sent (both are, as by the paper, by default), else left out."""
+        return self.settings.max_tokens if self.limit_field in (BOTH_LIMITS, field) else openai.omit
+
+    def _other_limit_field(self, error: openai.APIStatusError, tried: set[str]) -> str | None:
+        """The field to send alone after a 400 that names a limit field, or None (no such 400, forced, or both
+        fields alone already refused for this request)."""
+        if not self._adapts:
+            return None
+        refused = refused_limit_field(error)
+        if refused is None:
+            return None
+        other = MAX_COMPLETION_TOKENS if refused == MAX_TOKENS else MAX_TOKENS
+        return None if other in tried else other
+
+    def _switch_limit_field(self, field: str, error: openai.APIStatusError, label: str) -> None:
+        if field != self.limit_field:
+            log.warning("%s: %s refused the token limit as sent (%s); sending %s alone from now on (remembered for "
+                        "%s once it is answered)", label, self.settings.base_url,
+                        self.one_line(_server_message(error)), field, self.settings.model)
+            self.limit_field, self._switched = field, True
 
     def one_line(self, text: str) -> str:
         """One line, not too long, and never the API key (a server may echo it)."""
@@ -163,13 +224,22 @@ def ask(settings: RunSettings, messages: list[dict[str, str]], *, api_key: str |
     if cache is not None and settings.use_cache:
         hit = cache.get(identity)
         if hit is not None:
-            return ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s), True
+            return from_cache(hit), True
     requester = ChatRequester(settings, api_key, backoff_base_s)
     answer = asyncio.run(_ask_cancellable(requester, messages, label, cancel))
     if cache is not None:
-        cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out,
-                                         answer.latency_s, now_iso()))
+        cache.put(identity, to_cache(answer))
     return answer, False
+
+
+def from_cache(hit: CachedAnswer) -> ChatAnswer:
+    return ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s,
+                      reasoning=hit.reasoning, reasoning_tokens=hit.reasoning_tokens)
+
+
+def to_cache(answer: ChatAnswer, prompt_wording: str = "") -> CachedAnswer:
+    return CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in, answer.tokens_out, answer.latency_s,
+                        now_iso(), prompt_wording, answer.reasoning, answer.reasoning_tokens)
 
 
 async def _ask_cancellable(requester: ChatRequester, messages, label: str,
@@ -207,8 +277,33 @@ def _read_completion(body: bytes) -> ChatAnswer:
         raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
     finish_reason = choice.get("finish_reason")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    details = usage.get("completion_tokens_details")
+    reasoning_tokens = _count_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    tokens_in, tokens_out = _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens"))
     return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
-                   _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens")), None)
+                      tokens_in, _output_tokens(tokens_in, tokens_out, reasoning_tokens, usage.get("total_tokens")),
+                      None, reasoning=_reasoning(message, content), reasoning_tokens=reasoning_tokens)
+
+
+def _output_tokens(tokens_in: int | None, completion: int | None, reasoning: int | None, total) -> int | None:
+    """Every generated token, thinking included, counted once: `completion_tokens` holds the reasoning tokens
+    (OpenAI, vLLM, DeepSeek), except from gateways that leave them out (Gemini's thoughts through some proxies),
+    which shows as total_tokens = prompt + completion + reasoning; their reasoning tokens are then added."""
+    total = _count_or_none(total)
+    if tokens_in is None or completion is None or not reasoning or total is None:
+        return completion
+    return completion + reasoning if total == tokens_in + completion + reasoning else completion
+
+
+def _reasoning(message: dict, content: str | None) -> str | None:
+    """The thinking beside the answer: vLLM's `reasoning` (`reasoning_content` before vLLM 0.10), DeepSeek's and
+    LM Studio's `reasoning_content`, else a leading think block inside `content` (servers without a reasoning
+    parser). A field that is not text is ignored; empty thinking is None."""
+    for name in REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value.strip():
+            return _valid_text(value)
+    return _valid_text(thinking_text(content)) or None
 
 
 def _int_or_none(digits: str) -> int | None:
@@ -239,6 +334,25 @@ def _server_message(error: openai.APIStatusError) -> str:
             return str(message)
     text = error.response.text if error.response is not None else ""
     return clip(" ".join(text.split()), 120) or error.response.reason_phrase or "no details"
+
+
+def refused_limit_field(error: openai.APIStatusError) -> str | None:
+    """The token limit field a 400 refuses as a parameter: its `param` when that is one, else the first of the
+    two its message names ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead",
+    "max_tokens and max_completion_tokens cannot both be set"); None for any other 400, also one naming a field
+    for its value ("max_tokens is too large": the other field would carry the same value)."""
+    body: dict = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error")
+    details = inner if isinstance(inner, dict) else body
+    message = _server_message(error)
+    if not (_PARAMETER_REFUSED.search(message) or details.get("code") == "unsupported_parameter"):
+        return None
+    param = details.get("param")
+    if param in (MAX_TOKENS, MAX_COMPLETION_TOKENS):
+        return str(param)
+    found = {name: match.start() for name in (MAX_TOKENS, MAX_COMPLETION_TOKENS)
+             if (match := re.search(rf"\b{name}\b", message)) is not None}
+    return min(found, key=found.__getitem__) if found else None
 
 
 def _retry_after(headers) -> float | None:

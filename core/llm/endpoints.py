@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 
 KEY_ENV_VARS = ("TRACEEVAL_API_KEY", "OPENAI_API_KEY")
 RECENT_LIMIT = 10
+# Which output-token limit a request names: both (the paper's request), or one alone (OpenAI's o-series and
+# GPT-5 refuse `max_tokens`, some servers refuse the pair). "" = both, switching to one on a 400 naming a field.
+BOTH_LIMITS, MAX_TOKENS, MAX_COMPLETION_TOKENS = "both", "max_tokens", "max_completion_tokens"
+TOKEN_LIMIT_FIELDS = (BOTH_LIMITS, MAX_TOKENS, MAX_COMPLETION_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class RunSettings:
     api_key_env: str | None = None  # the variable holding the key (its name, not the key)
     rules: str = DEFAULT_RULES  # how the prompt is assembled (core.scoring.rules)
     seed: int | None = None  # sent as the request's `seed` when given (repeated runs, core.llm.repeats)
+    token_limit_field: str = ""  # one of TOKEN_LIMIT_FIELDS to force it; "" adapts (core.llm.chat)
 
     def __post_init__(self):
         object.__setattr__(self, "base_url", self.base_url.strip().rstrip("/"))
@@ -52,7 +57,10 @@ class RunSettings:
                   (self.timeout_s > 0, f"timeout must be more than 0 s (got {self.timeout_s})"),
                   (self.retries >= 0, f"retries must be 0 or more (got {self.retries})"),
                   (self.temperature >= 0, f"temperature must be 0 or more (got {self.temperature})"),
-                  (self.rules in RULE_SETS, f"unknown rule set {self.rules!r} (choose from {', '.join(RULE_SETS)})"))
+                  (self.rules in RULE_SETS, f"unknown rule set {self.rules!r} (choose from {', '.join(RULE_SETS)})"),
+                  (self.token_limit_field in ("", *TOKEN_LIMIT_FIELDS),
+                   f"unknown token limit field {self.token_limit_field!r} "
+                   f"(choose from {', '.join(TOKEN_LIMIT_FIELDS)})"))
         for ok, message in checks:
             if not ok:
                 raise UsageError(message)
@@ -160,6 +168,42 @@ def remember_endpoint(settings: RunSettings) -> None:
     older = [entry for entry in load_recent_endpoints()
              if (entry.get("base_url"), entry.get("model"), entry.get("name")) != identity]
     _write_private(recent_endpoints_path(), [params, *older][:RECENT_LIMIT])
+
+
+# -- the token-limit field each endpoint and model accepts ----------------------------------------
+def token_limit_fields_path() -> Path:
+    return config_dir() / "token_limit_fields.json"
+
+
+def remembered_token_limit_field(base_url: str, model: str) -> str | None:
+    """The field alone that `model` at `base_url` accepted after refusing the pair, or None."""
+    path = token_limit_fields_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        log.warning("%s: ignoring the remembered token limit fields (%s)", path, error)
+        return None
+    entry = data.get(_url(base_url)) if isinstance(data, dict) else None
+    field = entry.get(model) if isinstance(entry, dict) else None
+    return field if field in (MAX_TOKENS, MAX_COMPLETION_TOKENS) else None
+
+
+def remember_token_limit_field(base_url: str, model: str, field: str) -> None:
+    """Keep `field` as the one `model` at `base_url` accepts ({"<base url>": {"<model>": "<field>"}})."""
+    path = token_limit_fields_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    entry = data.get(_url(base_url))
+    data[_url(base_url)] = {**(entry if isinstance(entry, dict) else {}), model: field}
+    try:
+        _write_private(path, data)
+    except OSError as error:  # a convenience: the run goes on and asks again next time
+        log.warning("%s: cannot remember the token limit field (%s)", path, error)
 
 
 def _write_private(path: Path, data) -> None:

@@ -30,7 +30,7 @@ from core.languages import registry
 from core.llm.prompt_wording import RELEASE, STUDIO_WORDING, PromptWording
 from core.records import Instance
 from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
-from core.scoring.rules import DEFAULT_RULES, PAPER, rules_title
+from core.scoring.rules import DEFAULT_RULES, PAPER, base_rules, rules_title
 
 PROMPT_FORMAT = "traceeval-caller-conditioned-v1"
 CHARS_PER_TOKEN = 4  # a rough rule for English and code, only for estimates shown with "≈"
@@ -84,7 +84,7 @@ def build_prompt(instance: Instance, sources: Mapping[str, str] | None = None, *
     """The prompt for one program; `sources` (relative path -> text) saves re-reading the files.
     An unreadable source file is a DatasetError naming it: a prompt without it would be wrong."""
     keys = instance.ground_truth.keys
-    if rules == PAPER:
+    if base_rules(rules) == PAPER:
         code_files, map_files = paper_program_files(instance.root, instance.language)
         code = paper_code_section(instance.root, code_files, sources or {})
         questions = paper_questions(instance.language, keys, map_files)

@@ -6,6 +6,8 @@ workspace as soon as it arrives, with the wording's tag, a `model_requests` row 
 scores. The run's record keeps the wording, the release file and the rule set. It runs on the
 calling thread, which owns the workspace; inside, asyncio keeps `concurrency` requests in flight.
 
+Requests are paced by the endpoint's rate-limit headers (`core.llm.rate_limits`: fewer start as the
+budget drains, none while it is spent) and the report gives the rate achieved.
 Requests and their retries are `core.llm.chat`'s (429 honouring Retry-After, 5xx, timeouts,
 connection errors and answers that are not chat-completion JSON are retried with exponential
 backoff and jitter, each wait cancellable); a 400 fails that program only; 401/403/404
@@ -26,8 +28,8 @@ import openai
 
 from core.dataset.workspace import Workspace
 from core.errors import TraceEvalError
-from core.llm.answer_cache import AnswerCache, CachedAnswer, cache_key
-from core.llm.chat import BACKOFF_BASE_S, ChatAnswer, ChatFailure, ChatRequester, clip
+from core.llm.answer_cache import AnswerCache, cache_key
+from core.llm.chat import BACKOFF_BASE_S, ChatAnswer, ChatFailure, ChatRequester, clip, from_cache, to_cache
 from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
@@ -37,7 +39,6 @@ from core.llm.stored_answers import answer_prediction, cache_answer_counts
 from core.records import Instance, Prediction
 from core.scoring.normalise import MODES
 from core.scoring.scores import NormalisedTruths
-from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,20 @@ class RunReport:
     tokens_out: int = 0
     cost_usd: float | None = None  # None without a price table or a priced answer
     wall_s: float = 0.0
+    requests_per_min: float | None = None  # achieved by the requests sent (None: too few to tell)
+    tokens_per_min: float | None = None  # tokens in + out the endpoint reported, per minute
+    paced_s: float = 0.0  # how long requests were held back by the endpoint's rate-limit headers (summed)
+
+    def rate_text(self) -> str:
+        """`42 requests/min, 12,345 tokens/min (held back 3.2 s by the endpoint's rate limits)`, or ""."""
+        if self.requests_per_min is None:
+            return ""
+        text = f"{self.requests_per_min:,.1f} requests/min"
+        if self.tokens_per_min is not None:
+            text += f", {self.tokens_per_min:,.0f} tokens/min"
+        if self.paced_s:
+            text += f" (held back {self.paced_s:.1f} s by the endpoint's rate limits)"
+        return text
 
     def outcome_text(self) -> str:
         """`15 answered, 2 from the cache, 3 already answered, 1 failed in 4.2 s` (zero counts left out)."""
@@ -212,9 +227,12 @@ class _ModelRun:
             raise
         self._finish(requested, skipped)
         status = self.stop_status or "finished"
+        pacer = self.requester.pacer
+        requests_per_min, tokens_per_min = pacer.rates()
         return RunReport(self.run_id, self.name, requested, skipped, self.totals.answered, self.totals.cached,
                          list(self.totals.failed), status, self.stop_message, self.totals.tokens_in,
-                         self.totals.tokens_out, self.totals.cost_usd, time.perf_counter() - started)
+                         self.totals.tokens_out, self.totals.cost_usd, time.perf_counter() - started,
+                         requests_per_min, tokens_per_min, pacer.waited_s)
 
     def _finish(self, requested: int, skipped: int) -> None:
         self._flush()  # whatever arrived while the loop was being torn down
@@ -348,15 +366,14 @@ class _ModelRun:
             hit = self.cache.get(identity)
             if hit is not None:
                 log.debug("%s: answer from the cache", key)
-                answer = ChatAnswer(hit.content, hit.finish_reason, hit.tokens_in, hit.tokens_out, hit.latency_s)
+                answer = from_cache(hit)
                 return self._answered(instance, prompt, answer, "cached"), None
         try:
             answer = await self.requester.request(client, prompt.messages, key)
         except ChatFailure as failure:
             return _failed(key, self._one_line(failure.message), failure.attempts), failure.kind
         if self.cache is not None:
-            self.cache.put(identity, CachedAnswer(answer.content, answer.finish_reason, answer.tokens_in,
-                                                  answer.tokens_out, answer.latency_s, now_iso(), prompt.wording))
+            self.cache.put(identity, to_cache(answer, prompt.wording))
         return self._answered(instance, prompt, answer, "answered"), None
 
     def _answered(self, instance: Instance, prompt: Prompt, answer: ChatAnswer, status: str) -> RequestOutcome:
@@ -364,7 +381,8 @@ class _ModelRun:
         prediction = answer_prediction(instance, prompt.keys, answer.content, model=self.name,
                                        finish_reason=answer.finish_reason, prompt_hash=prompt.hash,
                                        prompt_wording=prompt.wording, source=self.source, tokens_in=answer.tokens_in,
-                                       tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost)
+                                       tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost,
+                                       reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
         return RequestOutcome(instance.key, status, prediction, attempts=answer.attempts,
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
                               tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost)

@@ -22,15 +22,18 @@ CUT_OFF_PROBLEM = "answer cut off at max_tokens (finish_reason=length)"
 def answer_prediction(instance: Instance, keys: Sequence[str], content: str | None, *, model: str,
                       finish_reason: str | None, prompt_hash: str, prompt_wording: str, source: str,
                       tokens_in: int | None = None, tokens_out: int | None = None, latency_s: float | None = None,
-                      cost_usd: float | None = None) -> Prediction:
+                      cost_usd: float | None = None, reasoning: str | None = None,
+                      reasoning_tokens: int | None = None) -> Prediction:
     """The stored prediction for one answer: its text kept as it came, its graph as the paper's parser reads it
-    against `keys` (the prompt's questions, in order), and its problems (a cut-off answer says so)."""
+    against `keys` (the prompt's questions, in order), and its problems (a cut-off answer says so); the model's
+    reasoning, when it sent one, is kept beside the answer."""
     parsed = parse_answer(content, tuple(keys))
     problems = parsed.problems + ((CUT_OFF_PROBLEM,) if finish_reason == "length" else ())
     return Prediction(instance_id=instance.id, model=model, language=instance.language, graph=parsed.graph,
                       raw_response=content, parse_problems=problems, prompt_hash=prompt_hash,
                       prompt_wording=prompt_wording, tokens_in=tokens_in, tokens_out=tokens_out,
-                      latency_s=latency_s, cost_usd=cost_usd, source=source)
+                      latency_s=latency_s, cost_usd=cost_usd, source=source, reasoning=reasoning,
+                      reasoning_tokens=reasoning_tokens)
 
 
 def cache_answer_counts(ws: Workspace, model: str, predictions: Sequence[Prediction],

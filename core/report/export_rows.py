@@ -63,6 +63,8 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("prompt_wording", STRING, 'release:<sha256> (the release\'s words), studio, or "" unknown'),
         Column("tokens_in", INT, "prompt tokens (null when unknown)"),
         Column("tokens_out", INT, "answer tokens (null when unknown)"),
+        Column("reasoning", STRING, "a reasoning model's thinking, kept beside the answer (null when none)"),
+        Column("reasoning_tokens", INT, "how many of tokens_out were thinking (null when not reported)"),
         Column("latency_s", FLOAT, "seconds the request took (null when unknown)"),
         Column("cost_usd", FLOAT, "cost in US dollars (null when unknown)"),
         Column("source", STRING, "the results file it was imported from (\"\" for a model run)"),
@@ -129,7 +131,8 @@ def prediction_records(ws: Workspace, models: Sequence[str], selection: Selectio
                    "raw_response": prediction.raw_response, "prediction": graph_rows(prediction.graph),
                    "parse_problems": list(prediction.parse_problems), "prompt_hash": prediction.prompt_hash,
                    "prompt_wording": prediction.prompt_wording, "tokens_in": prediction.tokens_in,
-                   "tokens_out": prediction.tokens_out, "latency_s": prediction.latency_s,
+                   "tokens_out": prediction.tokens_out, "reasoning": prediction.reasoning,
+                   "reasoning_tokens": prediction.reasoning_tokens, "latency_s": prediction.latency_s,
                    "cost_usd": prediction.cost_usd, "source": prediction.source}
 
 

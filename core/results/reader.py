@@ -7,8 +7,9 @@ In a released file the stored `prediction` is what counts, as in the paper's met
 without one scores as empty). JSONL lines are `{"instance_id", "model", "prediction": {caller:
 [callees]}}` or with `"raw_response"` instead (parsed with the paper's answer parser); `"language"` is optional
 (needed only when an id exists in two languages), as are `prompt_hash`, `prompt_wording`, `tokens_in`,
-`tokens_out`, `latency_s` and `cost_usd`. A malformed record is kept with its problem and
-scores as an empty prediction, as the paper does; an unreadable line or file is a Problem.
+`tokens_out`, `latency_s`, `cost_usd`, `reasoning` (a reasoning model's thinking) and `reasoning_tokens`.
+A malformed record is kept with its problem and scores as an empty prediction, as the paper does; an
+unreadable line or file is a Problem.
 Files are read through `core.safe_files` (regular files only, bounded size, nesting and number
 length): a record holding a value beyond those bounds or a lone surrogate is kept with that
 problem and nothing of its content, so one hostile record never stops the others.
@@ -45,7 +46,7 @@ def _released_name(languages: tuple[str, ...]) -> re.Pattern[str]:
     """The release's results file name, "<model>_<language>_t<temperature>_r<run>.json", for these languages."""
     return re.compile(rf"^(?P<slug>.+?)_(?P<language>{'|'.join(map(re.escape, languages))})"
                       r"_t(?P<temperature>[0-9.]+)_r(?P<run>\d+)\.json$")
-OPTIONAL_NUMBERS = ("tokens_in", "tokens_out", "latency_s", "cost_usd")
+OPTIONAL_NUMBERS = ("tokens_in", "tokens_out", "latency_s", "cost_usd", "reasoning_tokens")
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
         prompt_hash=str(extras.get("prompt_hash") or ""), prompt_wording=str(extras.get("prompt_wording") or ""),
         tokens_in=extras.get("tokens_in"), tokens_out=extras.get("tokens_out"),
         latency_s=extras.get("latency_s"), cost_usd=extras.get("cost_usd"), source=record.where,
+        reasoning=extras.get("reasoning"), reasoning_tokens=extras.get("reasoning_tokens"),
     )
 
 
@@ -222,7 +224,9 @@ def _record(program_id: str, model: str, language: str | None, entry: dict, wher
         if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
             del extras[key]
             problem = problem or f"{key} {value} does not fit a 64-bit integer; left out"
-    for text in ("prompt_hash", "prompt_wording"):
+    if isinstance(extras.get("reasoning_tokens"), float) or (extras.get("reasoning_tokens") or 0) < 0:
+        del extras["reasoning_tokens"]  # a count, or nothing
+    for text in ("prompt_hash", "prompt_wording", "reasoning"):
         if isinstance(entry.get(text), str):
             extras[text] = entry[text]
     return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem, released)

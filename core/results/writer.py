@@ -6,7 +6,8 @@ Per-record `metrics` and `edge_diff` use the paper's rule (zero denominators giv
 the given normalisation and rule set (the paper's by default); `aggregate_metrics` is the micro
 score over the file's records. The metadata names the rule set and the prompts' wording ("studio
 wording, not the paper's" unless the answers came from prompts in the user's release's words),
-and each record keeps its prompt's hash and wording tag.
+and each record keeps its prompt's hash and wording tag, and a reasoning model's thinking (`reasoning`,
+`reasoning_tokens`) when it has any.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from core.dataset.workspace import Workspace
 from core.errors import WorkspaceError
 from core.languages import registry
 from core.llm.prompt_wording import wording_label
+from core.records import Prediction
 from core.scoring.answers import scored_graph
 from core.scoring.metrics import diff_edges, micro_scores, sum_counts
 from core.scoring.normalise import MODES, normalise_edges
@@ -69,6 +71,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                 "edge_diff": {"tp": [list(e) for e in diff.tp], "fp": [list(e) for e in diff.fp],
                               "fn": [list(e) for e in diff.fn]},
                 "input": {"files": len(instance.files), "parse_problems": list(prediction.parse_problems)},
+                **_reasoning(prediction),
             }
         total = sum_counts(counts)
         aggregate = micro_scores(total)
@@ -86,6 +89,17 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                         encoding="utf-8")
         written.append(path)
     return written
+
+
+def _reasoning(prediction: Prediction) -> dict:
+    """A reasoning model's thinking, as extra record keys (the released scripts read only the keys they know);
+    nothing for an answer without any, so other files stay as the release writes them."""
+    extra: dict = {}
+    if prediction.reasoning is not None:
+        extra["reasoning"] = prediction.reasoning
+    if prediction.reasoning_tokens is not None:
+        extra["reasoning_tokens"] = prediction.reasoning_tokens
+    return extra
 
 
 def _wordings(tags: Iterable[str]) -> str | list[str]:

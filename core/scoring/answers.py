@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.records import CallGraph, Prediction
-from core.scoring.rules import DEFAULT_RULES, PAPER, STUDIO
+from core.scoring.rules import DEFAULT_RULES, PAPER, STUDIO, base_rules, without_thinking
+from core.scoring.thinking import blank_thinking, thinking_span
 
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
 NO_CALLS = "none"  # what `answer_text` writes for a question with no callees
@@ -105,15 +106,15 @@ def answer_text(keys: Sequence[str], answers: Mapping[str, Sequence[str]]) -> st
 
 def split_callees(answer: str, rules: str = DEFAULT_RULES) -> list[str]:
     """One answer's callees as the rule set reads them ([] for a "no calls" answer)."""
-    reading = _READINGS[rules]
+    reading = _READINGS[base_rules(rules)]
     return [] if reading.no_calls(answer) else reading.split(answer)
 
 
 def answer_mapping(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RULES) -> dict[str, list[str]]:
     """Exactly what the rule set's parser returns: every key, in key order, with its callees as listed
     (a callee named twice stays twice here; edges are a set everywhere they are counted)."""
-    reading = _READINGS[rules]
-    answers = {} if text is None else _Scan(text, len(keys), reading).answers
+    reading = _READINGS[base_rules(rules)]
+    answers = {} if text is None else _Scan(_readable(text, rules), len(keys), reading).answers
     return {key: split_callees(answers[number], rules) if number in answers else []
             for number, key in enumerate(keys, start=1)}
 
@@ -123,6 +124,11 @@ def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     its ANSWER lines (`answer_lines`) and the problems of its lines and of the response as a whole."""
     if text is None or not text.strip():
         return ParsedAnswer(CallGraph(tuple(keys), ()), ("empty response",) if keys else ())
+    if without_thinking(rules) and not _readable(text, rules).strip():
+        span = thinking_span(text)
+        unclosed = span is not None and not span[2]
+        return ParsedAnswer(CallGraph(tuple(keys), ()), (THINKING_NEVER_ENDS if unclosed else THINKING_ONLY,)
+                            if keys else ())
     lines = answer_lines(text, keys, rules)
     answers = sorted((line for line in lines if line.kind == ANSWER), key=_question_number)
     problems: list[str] = []
@@ -236,9 +242,13 @@ def answer_lines(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     """
     if text is None:
         return []
-    scan = _Scan(text, len(keys), _READINGS[rules])
+    scan = _Scan(_readable(text, rules), len(keys), _READINGS[base_rules(rules)])
+    thinking = _thinking_rows(text, rules, scan.rows)
     out = []
     for index, row in enumerate(scan.rows):
+        if index in thinking:
+            out.append(AnswerLine(index + 1, thinking[index], IGNORED, note=THINKING_NOTE))
+            continue
         if index not in scan.numbered:
             note = "not read: an answer line starts with its number and a dot, e.g. \"3. main.f\"" \
                 if _NUMBERED_LOOKALIKE.match(row) else ""
@@ -266,6 +276,27 @@ def answer_lines(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     return out
 
 
+def _readable(text: str, rules: str) -> str:
+    """The text the rule set's parser reads: the response, its leading think block blanked for "paper-nothink"."""
+    return blank_thinking(text) if without_thinking(rules) else text
+
+
+def _thinking_rows(text: str, rules: str, rows: list[str]) -> dict[int, str]:
+    """Row index -> the original text of each row blanked as thinking (shown, never read)."""
+    if not without_thinking(rules) or thinking_span(text) is None:
+        return {}
+    original = _READINGS[base_rules(rules)].lines(text)
+    if len(original) != len(rows):
+        return {}
+    return {index: before for index, (before, after) in enumerate(zip(original, rows, strict=True))
+            if before != after and not after}
+
+
+THINKING_NOTE = "thinking: not read under the paper-nothink rules"
+THINKING_ONLY = "the answer is only a think block: nothing after it to read"
+THINKING_NEVER_ENDS = "the think block never ends (no </think>): the answer was cut off while thinking"
+
+
 def question_answers(lines: Sequence[AnswerLine], keys: Sequence[str]) -> list[QuestionAnswer]:
     """One entry per question, in key order, with its ANSWER line or None."""
     by_number = {line.number: line for line in lines if line.kind == ANSWER}
@@ -279,7 +310,7 @@ def unanswered_questions(lines: Sequence[AnswerLine], keys: Sequence[str]) -> li
 
 def _answer_problems(number: int, answer: str, callees: list[str], rules: str) -> list[str]:
     problems = [_prose(number, callee) for callee in callees if _looks_like_prose(callee)]
-    if rules == PAPER and callees and _READINGS[STUDIO].no_calls(answer):
+    if base_rules(rules) == PAPER and callees and _READINGS[STUDIO].no_calls(answer):
         problems.append(f"answer {number}: {_clip(answer.strip())!r} is read as a callee, not as 'no calls' (the "
                         "paper reads only an empty answer, none, n/a, no calls and no function calls so)")
     return problems

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from core.languages import registry
 from core.records import Edge
 from core.scoring import normalise_paper, normalise_studio
-from core.scoring.rules import DEFAULT_RULES, PAPER, RULE_SETS, STUDIO
+from core.scoring.rules import DEFAULT_RULES, PAPER, RULE_SETS, STUDIO, base_rules
 
 MODES = ("init", "nested_class", "stdlib")
 _ALL_MODES = frozenset(MODES)
@@ -64,7 +64,7 @@ class _Cache(dict):
     def __init__(self, language: str, modes: frozenset[str], rules: str) -> None:
         super().__init__()
         self.language, self.modes = language, modes
-        self.normalise = _NORMALISERS[rules]
+        self.normalise = _NORMALISERS[base_rules(rules)]
 
     def __missing__(self, name: str) -> str | None:
         value = self[name] = self.normalise(name, self.language, self.modes)

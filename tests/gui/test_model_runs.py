@@ -141,6 +141,10 @@ def test_the_dialog_counts_what_will_be_asked_and_builds_the_request(window, sta
     made = dialog.request
     assert made.keys == (state.instance_key,) and made.api_key == "sk-typed-key" and made.remember_key
     assert made.settings.concurrency == 7 and made.settings.model == "illustrative-weak" and made.redo
+    assert made.settings.token_limit_field == ""  # both fields, as the paper, one alone if the endpoint refuses them
+    dialog.limit_field_combo.setCurrentIndex(dialog.limit_field_combo.findText("max_completion_tokens only"))
+    dialog._on_run_clicked()
+    assert dialog.request.settings.token_limit_field == "max_completion_tokens"
 
 
 def test_a_remembered_key_goes_to_the_private_credentials_file_only(window, state, answers, qtbot):

@@ -65,6 +65,7 @@ def register(commands, dataset_args) -> None:
     prepare.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     prepare.add_argument("--max-tokens", type=int, default=4096, help="output token limit (default 4096)")
     prepare.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    _limit_field_option(prepare)
     prepare.add_argument("--out", metavar="DIR", default="batches",
                          help="folder for the batch input files (default: ./batches)")
     prepare.add_argument("--redo", action="store_true", help="ask again for programs already answered")
@@ -113,6 +114,7 @@ def register(commands, dataset_args) -> None:
     resubmit.add_argument("--max-requests", type=int, metavar="N", help="at most N requests per batch")
     resubmit.add_argument("--out", metavar="DIR", default="batches", help="folder for the input files")
     resubmit.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    _limit_field_option(resubmit, "(default: the first batch's)")
     release_option(resubmit)
     format_option(resubmit, help="text: one line per new batch; json: the new batches")
     resubmit.set_defaults(handler=resubmit_command)
@@ -125,6 +127,14 @@ def register(commands, dataset_args) -> None:
     cancel.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     format_option(cancel, help="text: the batch's new state; json: the batch")
     cancel.set_defaults(handler=cancel_command)
+
+
+def _limit_field_option(parser, default: str = "") -> None:
+    parser.add_argument("--token-limit-field", choices=("both", "max_tokens", "max_completion_tokens"),
+                        help="OpenAI and vLLM: the request field(s) naming the output token limit. Default: both, as "
+                             "the paper sends them, unless this endpoint and model are known to refuse one "
+                             "(remembered by predict); a batch cannot retry a refused request itself "
+                             f"{default}".strip())
 
 
 def _common(parser, dataset_args) -> None:
@@ -152,7 +162,7 @@ def prepare_command(args) -> int:
     if args.provider != "vllm" and not base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url {base_url!r} must start with http:// or https://")
     settings = BatchSettings(args.provider, args.model, args.name or args.model, base_url, args.temperature,
-                             args.max_tokens, args.rules, args.api_key_env)
+                             args.max_tokens, args.rules, args.api_key_env, args.token_limit_field or "")
     ws, _ = open_workspace(args)
     with ws:
         wording = wording_from(args, ws)
@@ -263,7 +273,8 @@ def resubmit_command(args) -> int:
             params = first.params
             settings = BatchSettings(first.provider, first.endpoint_model, args.model, first.base_url,
                                      float(params.get("temperature", 0.0)), int(params.get("max_tokens", 4096)),
-                                     str(params.get("rules", "paper")), args.api_key_env or params.get("api_key_env"))
+                                     str(params.get("rules", "paper")), args.api_key_env or params.get("api_key_env"),
+                                     args.token_limit_field or str(params.get("token_limit_field") or ""))
             report = prepare(ws, settings, keys, wording_from(args, ws), Path(args.out), args.max_requests)
             new = report.batches
             if first.provider != "vllm":

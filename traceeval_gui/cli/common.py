@@ -43,8 +43,9 @@ def rules_from(args) -> str:
 
 def rules_option(parser, what: str = "names, answers and prompts are read") -> None:
     parser.add_argument("--rules", choices=tuple(RULE_SETS), default=DEFAULT_RULES,
-                        help=f"how {what}: paper (the TraceEval release's exact rules, the default) or studio "
-                             "(this project's own reading, labelled as not the paper's)")
+                        help=f"how {what}: paper (the TraceEval release's exact rules, the default), studio "
+                             "(this project's own reading, labelled as not the paper's) or paper-nothink (the "
+                             "paper's, reading answers without a leading <think> block; labelled so)")
 
 
 def release_option(parser) -> None:
@@ -142,6 +143,9 @@ def endpoint_options(parser, timeout_option: str = "--timeout") -> None:
     parser.add_argument(timeout_option, dest="request_timeout", type=float, default=300.0, metavar="SECONDS",
                         help="per-request time limit (default 300)")
     parser.add_argument("--retries", type=int, default=5, help="retries on 429, 5xx, timeouts (default 5)")
+    parser.add_argument("--token-limit-field", choices=("both", "max_tokens", "max_completion_tokens"),
+                        help="the request field(s) naming the output token limit. Default: both, as the paper "
+                             "sends them; on a 400 naming one, the other alone, remembered per endpoint and model")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     parser.add_argument("--no-cache", action="store_true", help="always ask the endpoint (the cache is still filled)")
 
@@ -150,7 +154,8 @@ def run_settings(args, name: str = "", concurrency: int = 4) -> RunSettings:
     return RunSettings(base_url=args.base_url, model=args.model, name=name, temperature=args.temperature,
                        max_tokens=args.max_tokens, timeout_s=args.request_timeout, concurrency=concurrency,
                        retries=args.retries, use_cache=not args.no_cache, api_key_env=args.api_key_env,
-                       rules=getattr(args, "rules", DEFAULT_RULES))
+                       rules=getattr(args, "rules", DEFAULT_RULES),
+                       token_limit_field=getattr(args, "token_limit_field", None) or "")
 
 
 def format_option(parser, formats: tuple[str, ...] = ("text", "json"), help: str = "") -> None:

@@ -289,6 +289,8 @@ def _print_report(report: RunReport) -> None:
     if report.tokens_in or report.tokens_out:
         cost = f", ${report.cost_usd:,.4f}" if report.cost_usd is not None else ""
         print(f"tokens: {report.tokens_in:,} in, {report.tokens_out:,} out{cost}", file=sys.stderr)
+    if report.rate_text():
+        print(f"rate: {report.rate_text()}", file=sys.stderr)
     for key, error in report.failed[:20]:
         print(f"failed: {key}: {error}", file=sys.stderr)
     if len(report.failed) > 20:
@@ -315,6 +317,7 @@ def show_answer(args) -> int:
     if args.format == "json":
         print_document("answer", {"instance": key, "model": args.model, "prompt_hash": prediction.prompt_hash,
                                   "prompt_wording": wording,
+                                  "reasoning": prediction.reasoning, "reasoning_tokens": prediction.reasoning_tokens,
                                   "parse_problems": list(prediction.parse_problems),
                                   "lines": [dataclasses.asdict(line) for line in lines],
                                   "missing": [{"question": n, "key": keys[n - 1]} for n in missing]})
@@ -323,6 +326,10 @@ def show_answer(args) -> int:
         print(records_text([dataclasses.asdict(line) for line in lines], args.format), end="")
         return 0
     print(f"{key}  model {args.model}  {len(keys)} question(s)  (prompt: {wording})")
+    if prediction.reasoning is not None:
+        tokens = f"{prediction.reasoning_tokens:,} tokens" if prediction.reasoning_tokens is not None else \
+            "tokens not reported"
+        print(f"thinking: {len(prediction.reasoning):,} characters, {tokens} (the text: --format json)")
     for problem in prediction.parse_problems:
         print(f"parse problem: {problem}")
     width = len(str(len(lines)))

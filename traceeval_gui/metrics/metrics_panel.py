@@ -69,7 +69,9 @@ MODES_TOOLTIP = ("Name normalisation, applied the same way to the ground truth a
                  "(rewrites first, then drops). All three on is the paper's setting.")
 RULES_TOOLTIP = ("<b>paper</b>: the TraceEval release's own rules for names, answers and the table (the default)."
                  "<br><b>studio</b>: this project's own reading, not the paper's: "
-                 + "; ".join(html.escape(d) for d in RULE_SETS["studio"].differences) + ".")
+                 + "; ".join(html.escape(d) for d in RULE_SETS["studio"].differences) + "."
+                 "<br><b>paper-nothink</b>: the paper's rules, not the paper's reading: "
+                 + "; ".join(html.escape(d) for d in RULE_SETS["paper-nothink"].differences) + ".")
 PROGRAM_COLUMNS = ("Model", "P", "R", "F1", "TP", "FP", "FN")
 PROGRAM_ROLE = Qt.ItemDataRole.UserRole  # every cell of a row carries its ProgramScore
 

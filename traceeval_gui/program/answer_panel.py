@@ -2,7 +2,8 @@
 
 The header names the model, what is known about the call (tokens, latency, cost, the results file),
 the number of parse problems, and whether the stored prompt hash is the hash of the prompt built
-now. "Answer" shows the response line by line (`AnswerTextView`) with the parse problems above it,
+now. "Answer" shows a reasoning model's thinking folded (`ThinkingFold`), then the response line by line
+(`AnswerTextView`) with the parse problems above it,
 and beside it every question with what was read for it or "no answer line" (`QuestionTableView`);
 picking a question scrolls the response to its line. "Prompt" (`PromptView`) shows the full
 prompt (`core.llm.prompts.build_prompt`, in the words of the window's TraceEval release or, without
@@ -32,6 +33,7 @@ from core.scoring.answers import AnswerLine, answer_lines, parse_answer, questio
 from core.wording import count
 from traceeval_gui.program.answer_prompt import PromptView, prompt_status
 from traceeval_gui.program.answer_questions import QUESTION_ROLE, QuestionTableModel, QuestionTableView
+from traceeval_gui.program.answer_thinking import ThinkingFold
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT, model_label
 from traceeval_gui.theme.trace_text import GREEN
@@ -59,7 +61,8 @@ def prediction_facts(prediction: Prediction) -> list[str]:
     if prediction.tokens_in is not None:
         facts.append(f"{prediction.tokens_in:,} tokens in")
     if prediction.tokens_out is not None:
-        facts.append(f"{prediction.tokens_out:,} out")
+        thinking = f" ({prediction.reasoning_tokens:,} thinking)" if prediction.reasoning_tokens is not None else ""
+        facts.append(f"{prediction.tokens_out:,} out{thinking}")
     if prediction.latency_s is not None:
         facts.append(f"{prediction.latency_s:.1f} s")
     if prediction.cost_usd is not None:
@@ -152,8 +155,10 @@ class AnswerPanel(QWidget):
         self.question_model = QuestionTableModel(self)
         self.question_table = QuestionTableView(self.question_model)
         self.question_table.selectionModel().currentRowChanged.connect(self._on_question_table_current_row_changed)
+        self.thinking = ThinkingFold()
         above_text = QVBoxLayout()
         above_text.setSpacing(0)
+        above_text.addWidget(self.thinking)
         above_text.addWidget(self.response_note)
         above_text.addWidget(self.problems_label)
         self.answer_splitter = pane_splitter(
@@ -288,6 +293,7 @@ class AnswerPanel(QWidget):
     def _show_message(self, text: str) -> None:
         self.lines, self.problems, self.shown_response = [], [], None
         self.response_note.hide()
+        self.thinking.show_thinking(None)
         self.text_view.set_lines([])
         self.question_model.set_questions([])
         self.message.setText(text)
@@ -295,6 +301,7 @@ class AnswerPanel(QWidget):
 
     def _show_answer(self, model: str | None, prediction: Prediction | None) -> None:
         keys = self.state.detail().instance.ground_truth.keys
+        self.thinking.show_thinking(prediction)
         raw = prediction.raw_response if prediction is not None else None
         shown = self.shown_response = shown_response(raw) if raw is not None else None
         self.lines = answer_lines(shown.text, keys) if shown is not None else []

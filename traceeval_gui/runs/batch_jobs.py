@@ -82,7 +82,8 @@ class BatchRunJob(Job):
         name = self.settings.stored_name
         report = BatchRunReport(name, self.provider)
         batch = BatchSettings(self.provider, self.settings.model, name, self.settings.base_url,
-                              self.settings.temperature, self.settings.max_tokens, self.settings.rules)
+                              self.settings.temperature, self.settings.max_tokens, self.settings.rules,
+                              token_limit_field=self.settings.token_limit_field)
 
         def key_for(row) -> str | None:
             return self.api_key or api_key_for(row)

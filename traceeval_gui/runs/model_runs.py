@@ -246,6 +246,8 @@ class ModelRunActions(QObject):
 
 def run_summary(report: RunReport) -> str:
     text = f"{report.model}: run {report.status}: {report.outcome_text()}"
+    if report.rate_text():
+        text += f"; {report.rate_text()}"
     if report.message:
         text += f" ({report.message})"
     return text

@@ -57,6 +57,9 @@ SEND_NOTES = {
     "batch": "Answers are collected while the window stays open; after Cancel or a restart, run the model as a "
              "batch again (or <code>traceeval batch collect</code>). The cost below is the batch price.",
 }
+TOKEN_LIMIT_CHOICES = (("both fields (the paper's), one alone if refused", ""),
+                       ("both fields, always", "both"), ("max_tokens only", "max_tokens"),
+                       ("max_completion_tokens only", "max_completion_tokens"))
 ERROR_COLOUR = "#c62828"
 
 
@@ -186,7 +189,18 @@ class RunModelDialog(QDialog):
         boxes.addWidget(self.cache_box)
         boxes.addWidget(self.redo_box)
         boxes.addStretch(1)
+        self.limit_field_combo = QComboBox()
+        for title, field in TOKEN_LIMIT_CHOICES:
+            self.limit_field_combo.addItem(title, field)
+        self.limit_field_combo.setToolTip("The request field(s) naming the output token limit. The paper sends "
+                                          "max_tokens and max_completion_tokens; OpenAI's o-series and GPT-5 refuse "
+                                          "max_tokens, and some providers refuse the pair.")
+        limit = QHBoxLayout()
+        limit.addWidget(QLabel("Token limit sent as"))
+        limit.addWidget(self.limit_field_combo)
+        limit.addStretch(1)
         form.addRow(layout_widget(numbers))
+        form.addRow(layout_widget(limit))
         form.addRow(layout_widget(boxes))
         return group
 
@@ -213,6 +227,7 @@ class RunModelDialog(QDialog):
         self.timeout_spin.setValue(round(last.timeout_s))
         self.retries_spin.setValue(last.retries)
         self.cache_box.setChecked(last.use_cache)
+        self.limit_field_combo.setCurrentIndex(max(0, self.limit_field_combo.findData(last.token_limit_field)))
 
     # -- what would run -------------------------------------------------------------------
     def selected_keys(self) -> list[str]:
@@ -267,7 +282,8 @@ class RunModelDialog(QDialog):
                            name=self.name_edit.text().strip(), temperature=self.temperature_spin.value(),
                            max_tokens=self.max_tokens_spin.value(), timeout_s=float(self.timeout_spin.value()),
                            concurrency=self.concurrency_spin.value(), retries=self.retries_spin.value(),
-                           use_cache=self.cache_box.isChecked())
+                           use_cache=self.cache_box.isChecked(),
+                           token_limit_field=self.limit_field_combo.currentData() or "")
 
     def done(self, result: int) -> None:
         self.estimate_view.cancel()  # closed: its estimate is of no use any more

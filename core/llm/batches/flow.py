@@ -24,7 +24,7 @@ from core.llm.batches.providers import BatchService, RemoteBatch, service
 from core.llm.batches.request_lines import RequestLine, limits, request_line, split
 from core.llm.batches.results import MISSING, SUCCEEDED, BatchAnswer, read_results
 from core.llm.batches.store import CANCELLED, COLLECTED, FAILED, PREPARED, SUBMITTED, BatchRow, BatchStore
-from core.llm.endpoints import RunSettings, resolve_api_key
+from core.llm.endpoints import BOTH_LIMITS, RunSettings, remembered_token_limit_field, resolve_api_key
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import PromptWording
 from core.llm.prompts import build_prompt
@@ -50,6 +50,7 @@ class BatchSettings:
     max_tokens: int = 4096
     rules: str = "paper"
     api_key_env: str | None = None
+    token_limit_field: str = ""  # "" : both unless the endpoint is known to refuse one (core.llm.endpoints)
 
 
 @dataclass
@@ -79,6 +80,8 @@ def prepare(ws: Workspace, settings: BatchSettings, keys: Sequence[str], wording
     unique = list(dict.fromkeys(keys))
     answered = set() if redo else ws.predicted_keys(settings.name)
     waiting = store.open_keys(settings.name)
+    limit_field = settings.token_limit_field or remembered_token_limit_field(settings.base_url, settings.model) \
+        or BOTH_LIMITS
     lines: list[RequestLine] = []
     for key in unique:
         if key in answered:
@@ -97,9 +100,10 @@ def prepare(ws: Workspace, settings: BatchSettings, keys: Sequence[str], wording
             report.failed.append((key, " ".join(str(error).split())))
             continue
         lines.append(request_line(settings.provider, custom_ids.encode(key, prompt.hash), prompt, settings.model,
-                                  settings.temperature, settings.max_tokens))
+                                  settings.temperature, settings.max_tokens, limit_field))
     params = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "rules": settings.rules,
-              "prompt_wording": wording.tag, "release": wording.path, "api_key_env": settings.api_key_env}
+              "prompt_wording": wording.tag, "release": wording.path, "api_key_env": settings.api_key_env,
+              "token_limit_field": settings.token_limit_field, "token_limit_sent": limit_field}
     out_dir.mkdir(parents=True, exist_ok=True)
     for part in split(lines, bounds, settings.provider):
         batch_id = store.create(settings.name, settings.provider, settings.model, settings.base_url, params, part)
@@ -296,7 +300,8 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
             predictions.append(answer_prediction(
                 instance, row.keys, answer.content, model=batch.model, finish_reason=answer.finish_reason,
                 prompt_hash=row.prompt_hash, prompt_wording=wording, source=source, tokens_in=answer.tokens_in,
-                tokens_out=answer.tokens_out, cost_usd=cost))
+                tokens_out=answer.tokens_out, cost_usd=cost, reasoning=answer.reasoning,
+                reasoning_tokens=answer.reasoning_tokens))
             run.answered(row, answer, cost)
         if predictions:
             ws.store_predictions(batch.model, predictions, sources=[source])

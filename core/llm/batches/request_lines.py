@@ -2,7 +2,7 @@
 
 - openai and vllm (`vllm run-batch` reads the same format): `{"custom_id", "method": "POST",
   "url": "/v1/chat/completions", "body": {model, messages, temperature, max_tokens, max_completion_tokens}}`,
-  both token limits as the paper sends them;
+  both token limits as the paper sends them (one alone when chosen, or when the endpoint is known to refuse one);
 - anthropic: `{"custom_id", "params": {model, max_tokens, temperature, system, messages}}`, the system message
   in `system`, the user message as the one message.
 OpenAI takes up to 50,000 requests and 200 MB per input file, Anthropic up to 100,000 requests and 256 MB per
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.errors import UsageError
+from core.llm.endpoints import BOTH_LIMITS, MAX_COMPLETION_TOKENS, MAX_TOKENS
 from core.llm.prompts import Prompt
 
 CHAT_URL = "/v1/chat/completions"
@@ -47,15 +48,18 @@ class RequestLine:
 
 
 def request_line(provider: str, custom_id: str, prompt: Prompt, model: str, temperature: float,
-                 max_tokens: int) -> RequestLine:
+                 max_tokens: int, limit_field: str = BOTH_LIMITS) -> RequestLine:
+    """One request; `limit_field` names the chat request's output-limit field(s) (both, as the paper sends them,
+    unless the endpoint is known to refuse one: `core.llm.endpoints`); Anthropic's is always `max_tokens`."""
     if provider == "anthropic":
         record: dict = {"custom_id": custom_id, "params": {
             "model": model, "max_tokens": max_tokens, "temperature": temperature, "system": prompt.system,
             "messages": [{"role": "user", "content": prompt.user}]}}
     else:
+        limits_sent = {field: max_tokens for field in (MAX_TOKENS, MAX_COMPLETION_TOKENS)
+                       if limit_field in (BOTH_LIMITS, field)}
         record = {"custom_id": custom_id, "method": "POST", "url": CHAT_URL, "body": {
-            "model": model, "messages": prompt.messages, "temperature": temperature, "max_tokens": max_tokens,
-            "max_completion_tokens": max_tokens}}
+            "model": model, "messages": prompt.messages, "temperature": temperature, **limits_sent}}
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return RequestLine(custom_id, prompt.instance_key, prompt.hash, tuple(prompt.keys), line)
 

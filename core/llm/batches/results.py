@@ -5,7 +5,8 @@ each bad one a one-line problem naming the file (or batch) and the line; nothing
   completion>}, "error": null | {"code", "message"}}`; `batch_expired` and `batch_cancelled` errors are the
   requests the window or a cancel left undone.
 - Anthropic: `{"custom_id", "result": {"type": "succeeded" | "errored" | "canceled" | "expired", "message" |
-  "error"}}`; the text blocks of a succeeded message are its answer, `stop_reason: max_tokens` is a cut-off.
+  "error"}}`; the text blocks of a succeeded message are its answer (its thinking blocks, the reasoning kept
+  beside it), `stop_reason: max_tokens` is a cut-off.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class BatchAnswer:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str = ""  # one line, when not succeeded
+    reasoning: str | None = None  # the model's thinking, kept beside the answer (core.llm.chat reads it)
+    reasoning_tokens: int | None = None
 
 
 def read_results(provider: str, data: bytes, source: str) -> tuple[list[BatchAnswer], list[str]]:
@@ -73,7 +76,7 @@ def _openai_line(custom_id: str, record: dict) -> BatchAnswer:
         raise _Malformed("the response has no body")
     answer = _read_completion(json.dumps(body).encode("utf-8"))
     return BatchAnswer(custom_id, SUCCEEDED, answer.content, answer.finish_reason, answer.tokens_in,
-                       answer.tokens_out)
+                       answer.tokens_out, reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
 
 
 def _anthropic_line(custom_id: str, record: dict) -> BatchAnswer:
@@ -94,17 +97,21 @@ def _anthropic_line(custom_id: str, record: dict) -> BatchAnswer:
     if not isinstance(message, dict) or not isinstance(blocks, list):
         raise _Malformed("the succeeded result has no message content")
     texts: list[str] = []
+    thinking: list[str] = []  # extended thinking blocks: the reasoning, kept beside the answer
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "text":
             if not isinstance(block.get("text"), str):
                 raise _Malformed("a text block of the message is not text")
             texts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+            thinking.append(block["thinking"])
     usage = message.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     stop = message.get("stop_reason")
     return BatchAnswer(custom_id, SUCCEEDED, _valid_text("".join(texts)) if texts else None,
                        _STOP_REASONS.get(stop, stop) if isinstance(stop, str) else None,
-                       _count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+                       _count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
+                       reasoning=_valid_text("\n\n".join(thinking)) if thinking else None)
 
 
 def _count(value) -> int | None:
