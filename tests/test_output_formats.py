@@ -73,9 +73,17 @@ RUNS: dict[tuple[str, ...], list[str]] = {
     ("finetune-set",): ["--workspace", "{ws}", "--out", "{tmp}/train.jsonl"],
     ("import-inspect",): ["{tmp}/not-a-log.eval", "--workspace", "{ws}"],  # a bad log: named in `problems`
     ("baseline",): ["pycg", "--split", "test", "--workspace", "{ws}"],
+    ("batch", "prepare"): ["--workspace", "{ws}", "--provider", "vllm", "--model", "fake", "--instances", PROGRAM,
+                           "--out", "{tmp}/batches"],
+    ("batch", "submit"): ["--workspace", "{ws}"],  # nothing prepared: an empty list (tests/test_batches.py sends)
+    ("batch", "status"): ["--workspace", "{ws}"],
+    ("batch", "collect"): ["--workspace", "{ws}"],
+    ("batch", "resubmit"): ["--workspace", "{ws}", "--model", "fake"],
 }
 SKIPPED = {
     ("audit",): "a group: its actions are run one by one",
+    ("batch",): "a group: its actions are run one by one",
+    ("batch", "cancel"): "needs a prepared or submitted batch; tests/test_batches.py checks its JSON document",
     ("evidence",): "writes one self-contained HTML page; the facts in it are diff's and compare's JSON documents",
     ("export",): "writes data files whose format --format names (jsonl, parquet, hf); tests/test_exports.py reads them",
 }

@@ -131,5 +131,25 @@ def m010_reasoning(db):
     db["predictions"].add_column("reasoning_tokens", int)
 
 
+@MIGRATIONS()
+def m011_batches(db):
+    """Provider batches (OpenAI's Batch API, Anthropic's Message Batches, vLLM run-batch files): each batch's
+    provider, remote ids and state, and one row per request with the program it asks about and how it ended."""
+    db["batches"].create({
+        "id": int, "model": str, "provider": str, "endpoint_model": str, "base_url": str, "params": str,
+        "input_path": str, "requests": int, "bytes": int, "input_file_id": str, "remote_id": str,
+        "remote_status": str, "state": str, "output_file_id": str, "error_file_id": str, "succeeded": int,
+        "errored": int, "expired": int, "canceled": int, "message": str, "created_at": str, "submitted_at": str,
+        "ended_at": str, "collected_at": str, "claim": str,
+    }, pk="id")
+    db["batches"].create_index(["model", "state"])
+    db["batch_requests"].create({
+        "batch_id": int, "custom_id": str, "instance_key": str, "prompt_hash": str, "keys": str, "status": str,
+        "error": str, "finish_reason": str, "tokens_in": int, "tokens_out": int, "collected_at": str,
+    }, pk=("batch_id", "custom_id"))
+    db["batch_requests"].create_index(["instance_key"])
+    db["batch_requests"].create_index(["custom_id"])
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

@@ -34,16 +34,15 @@ from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.llm.prompts import Prompt, build_prompt
+from core.llm.stored_answers import CUT_OFF_PROBLEM as CUT_OFF_PROBLEM  # where it was before the helpers moved
+from core.llm.stored_answers import answer_prediction, cache_answer_counts
 from core.records import Instance, Prediction
-from core.scoring.answers import parse_answer
-from core.scoring.metrics import count_edges
-from core.scoring.normalise import MODES, normalise_edges
-from core.scoring.scores import NormalisedTruths, scoring_key
+from core.scoring.normalise import MODES
+from core.scoring.scores import NormalisedTruths
 
 log = logging.getLogger(__name__)
 
 POLL_S = 0.05  # how often the cancel event is looked at
-CUT_OFF_PROBLEM = "answer cut off at max_tokens (finish_reason=length)"
 
 Progress = Callable[[int, int, str], None]
 
@@ -274,14 +273,7 @@ class _ModelRun:
                 self.on_outcome(outcome)
 
     def _store_counts(self, predictions: list[Prediction]) -> None:
-        """Cache each answer's counts as `core.scoring.scores.instance_counts` computes them (all modes on),
-        from the predictions in hand: instance_counts would re-read every prediction of the model."""
-        modes = frozenset(MODES)
-        languages = {p.key: p.language for p in predictions}
-        truths = self._truths(list(languages), languages)
-        counts = {p.key: count_edges(truths.get(p.key, frozenset()), normalise_edges(p.graph.edges, p.language, modes))
-                  for p in predictions}
-        self.ws.store_counts(self.name, scoring_key(modes), counts)
+        cache_answer_counts(self.ws, self.name, predictions, self._truths)
 
     def _count(self, outcome: RequestOutcome) -> None:
         t = self.totals
@@ -385,15 +377,12 @@ class _ModelRun:
         return self._answered(instance, prompt, answer, "answered"), None
 
     def _answered(self, instance: Instance, prompt: Prompt, answer: ChatAnswer, status: str) -> RequestOutcome:
-        parsed = parse_answer(answer.content, prompt.keys)
-        problems = parsed.problems + ((CUT_OFF_PROBLEM,) if answer.finish_reason == "length" else ())
         cost = self.prices.cost(self.settings.model, answer.tokens_in, answer.tokens_out) if self.prices else None
-        prediction = Prediction(instance_id=instance.id, model=self.name, language=instance.language,
-                                graph=parsed.graph, raw_response=answer.content, parse_problems=problems,
-                                prompt_hash=prompt.hash, prompt_wording=prompt.wording,
-                                tokens_in=answer.tokens_in, tokens_out=answer.tokens_out,
-                                latency_s=answer.latency_s, cost_usd=cost, source=self.source,
-                                reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
+        prediction = answer_prediction(instance, prompt.keys, answer.content, model=self.name,
+                                       finish_reason=answer.finish_reason, prompt_hash=prompt.hash,
+                                       prompt_wording=prompt.wording, source=self.source, tokens_in=answer.tokens_in,
+                                       tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost,
+                                       reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
         return RequestOutcome(instance.key, status, prediction, attempts=answer.attempts,
                               finish_reason=answer.finish_reason, tokens_in=answer.tokens_in,
                               tokens_out=answer.tokens_out, latency_s=answer.latency_s, cost_usd=cost)

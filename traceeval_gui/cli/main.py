@@ -22,6 +22,7 @@ from core.scoring.tables import FORMATS
 from traceeval_gui.cli import (
     audit_commands,
     baseline_commands,
+    batch_commands,
     build_commands,
     dataset_commands,
     export_commands,
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect_commands.register(commands, DATASET_HELP, _workspace_args)
     export_commands.register(commands, _dataset_args, _modes_args)
     baseline_commands.register(commands, _dataset_args, _selection_args)
+    batch_commands.register(commands, _dataset_args)
     return parser
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QMessageBox, QProgress
 from core.errors import TraceEvalError
 from core.llm.endpoints import remember_endpoint, save_api_key
 from core.llm.runner import RequestOutcome, RunReport
+from traceeval_gui.runs.batch_jobs import POLL_S, BatchRunJob, BatchRunReport
 from traceeval_gui.runs.ledger_window import RunsLedgerWindow
 from traceeval_gui.runs.model_jobs import RunModelJob
 from traceeval_gui.runs.release_field import ReleaseDialog
@@ -69,7 +70,8 @@ class ModelRunActions(QObject):
         super().__init__(window)
         self.window = window
         self.state = window.state
-        self.job: RunModelJob | None = None
+        self.job: RunModelJob | BatchRunJob | None = None
+        self.batch_poll_s = POLL_S  # how often a batch run asks its provider (tests shorten it)
         self.status = ModelRunStatus()
         self.status.cancel_clicked.connect(self.cancel)
         self._stored: set[str] = set()  # answered keys not yet handed to the state
@@ -132,6 +134,8 @@ class ModelRunActions(QObject):
             remember_endpoint(request.settings)
         except (TraceEvalError, OSError) as error:
             self.message.emit(f"Could not save the endpoint settings: {error}")
+        if request.batch_provider is not None:
+            return self._start_batch(request)
         job = RunModelJob(self.state.opened.workspace_path, request.settings, request.keys,
                           api_key=request.api_key, redo=request.redo, prices=request.prices,
                           wording=request.wording)
@@ -148,16 +152,45 @@ class ModelRunActions(QObject):
         self.state.jobs.start(job)
         return job
 
+    def _start_batch(self, request: ModelRunRequest) -> BatchRunJob | None:
+        """Prepare, submit and collect as a provider batch: the bar counts requests in ended batches."""
+        assert self.state.opened is not None and request.batch_provider is not None
+        job = BatchRunJob(self.state.opened.workspace_path, request.batch_provider, request.settings, request.keys,
+                          api_key=request.api_key, redo=request.redo, prices=request.prices, wording=request.wording,
+                          poll_s=self.batch_poll_s)
+        job.signals.progressed.connect(self._on_batch_progressed)
+        job.signals.stored.connect(self._on_batch_stored)
+        job.signals.finished.connect(self._on_batch_finished)
+        job.signals.failed.connect(self._on_job_failed)
+        self.job, self._failed = job, 0
+        self._stored.clear()
+        self.run_action.setEnabled(False)
+        self.cancel_action.setEnabled(True)
+        self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False, "collected")
+        self.message.emit(f"Submitting {request.settings.model} as a {request.batch_provider} batch "
+                          f"({request.wording.label})…")
+        self.state.jobs.start(job)
+        return job
+
     def cancel(self) -> None:
         if self.job is not None:
             self.job.cancel()
             self.status.show_progress(self.job.settings.stored_name, self.status.bar.value(),
-                                      self.status.bar.maximum(), self._failed, True)
+                                      self.status.bar.maximum(), self._failed, True,
+                                      "collected" if isinstance(self.job, BatchRunJob) else "answered")
 
     # -- while it runs --------------------------------------------------------------------
     def _on_job_progressed(self, done: int, total: int, _message: str) -> None:
         if self.job is not None:
             self.status.show_progress(self.job.settings.stored_name, done, total, self._failed, self.job.stopping)
+
+    def _on_batch_progressed(self, done: int, total: int, message: str) -> None:
+        if self.job is not None:
+            self.status.show_progress(self.job.settings.stored_name, done, total, 0, self.job.stopping, "collected")
+            self.message.emit(message)
+
+    def _on_batch_stored(self, model: str, keys: set[str]) -> None:
+        self.state.predictions_stored(model, keys)
 
     def _on_job_outcome(self, outcome: RequestOutcome) -> None:
         if outcome.status == "failed":
@@ -184,6 +217,16 @@ class ModelRunActions(QObject):
             QMessageBox.warning(self.window, "Model run", summary + (f"\n\n{details}" if details else ""))
         if report.answered or report.cached:
             self.state.model_run_ended(stored_name)  # Metrics, Plots and Compare count the new answers too
+        self.message.emit(summary)
+
+    def _on_batch_finished(self, report: BatchRunReport) -> None:
+        self._end()
+        summary = report.summary()
+        if self.window.interactive and (report.failed or report.problems):
+            details = "\n".join(report.problems[:10])
+            QMessageBox.warning(self.window, "Batch run", summary + (f"\n\n{details}" if details else ""))
+        if report.stored:
+            self.state.model_run_ended(report.model)
         self.message.emit(summary)
 
     def _on_job_failed(self, message: str) -> None:

@@ -36,6 +36,7 @@ class RunEstimateView(QWidget):
         self.jobs = jobs
         self.settings = settings
         self.estimate: DryRun | None = None
+        self.batch = False  # priced as a provider batch (the price's batch discount off)
         self._job: DryRunJob | None = None
         self._model = ""
         self._pending: tuple | None = None
@@ -94,10 +95,15 @@ class RunEstimateView(QWidget):
 
     def _show_priced(self) -> None:
         if self.estimate is not None:
-            self.estimate = dataclasses.replace(self.estimate, price=self.price())
+            self.estimate = dataclasses.replace(self.estimate, price=self.price(), batch=self.batch)
             self.label.setText(estimate_text(self.estimate))
             self.cost_label.setText(cost_text(self.estimate))
             self.estimated.emit(self.estimate)
+
+    def set_batch(self, batch: bool) -> None:
+        """Price the estimate as a provider batch, or not (what is sent stays the same)."""
+        self.batch = batch
+        self._show_priced()
 
     # -- the estimate ---------------------------------------------------------------------
     def request(self, workspace_path: str | Path, keys: Sequence[str], settings: RunSettings,
@@ -166,8 +172,9 @@ def estimate_text(estimate: DryRun) -> str:
 def cost_text(estimate: DryRun) -> str:
     if estimate.cost is None:
         return "Cost: unknown (give both prices)" if estimate.prompts else ""
+    batch = f"; batch price, {estimate.price_factor:.0%} of the list price" if estimate.batch else ""
     return (f"Cost: <b>≈{dollars(estimate.cost)}</b> (input {dollars(estimate.input_cost)} + output "
-            f"{dollars(estimate.output_cost)})")
+            f"{dollars(estimate.output_cost)}{batch})")
 
 
 def dollars(amount: float) -> str:

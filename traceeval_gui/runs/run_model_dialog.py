@@ -46,6 +46,17 @@ from traceeval_gui.widgets.form_parts import layout_widget, spin_box
 from traceeval_gui.widgets.window_layout import fit_on_screen
 
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
+ENDPOINT_TITLE = "Endpoint (OpenAI-compatible chat completions)"
+SEND_CHOICES = (("One request per program (chat completions, answers as they come)", None),
+                ("As a batch: OpenAI Batch API (half the price, within 24 hours)", "openai"),
+                ("As a batch: Anthropic Message Batches (half the price, within 24 hours)", "anthropic"))
+BATCH_TITLES = {"openai": "Endpoint (OpenAI Batch API: files and batches)",
+                "anthropic": "Endpoint (Anthropic Message Batches)"}
+SEND_NOTES = {
+    None: "Each program is one request; its answer is stored the moment it arrives.",
+    "batch": "Answers are collected while the window stays open; after Cancel or a restart, run the model as a "
+             "batch again (or <code>traceeval batch collect</code>). The cost below is the batch price.",
+}
 TOKEN_LIMIT_CHOICES = (("both fields (the paper's), one alone if refused", ""),
                        ("both fields, always", "both"), ("max_tokens only", "max_tokens"),
                        ("max_completion_tokens only", "max_completion_tokens"))
@@ -61,6 +72,7 @@ class ModelRunRequest:
     redo: bool
     wording: PromptWording = STUDIO_WORDING
     prices: PriceTable | None = None  # what the run records each answer's cost with
+    batch_provider: str | None = None  # "openai" or "anthropic": sent as a provider batch (core.llm.batches)
 
 
 class RunModelDialog(QDialog):
@@ -99,15 +111,17 @@ class RunModelDialog(QDialog):
                        self.programs.changed, self.max_tokens_spin.valueChanged, self.release_field.changed):
             signal.connect(self._update_counts)
         self.url_combo.currentTextChanged.connect(self._update_key_hint)
+        self.send_combo.currentIndexChanged.connect(self._on_send_changed)
         self._restore_last_settings()
         self.estimate_view.set_model(self.model_edit.text())
         self._update_key_hint()
         self._update_counts()
         fit_on_screen(self, 560, self.sizeHint().height())
+        self.send_note.setText(SEND_NOTES[None])
 
     # -- building -------------------------------------------------------------------------
     def _endpoint_group(self) -> QGroupBox:
-        group = QGroupBox("Endpoint (OpenAI-compatible chat completions)")
+        group = self.endpoint_group = QGroupBox(ENDPOINT_TITLE)
         form = QFormLayout(group)
         recent = load_recent_endpoints()
         self.url_combo = QComboBox()
@@ -125,6 +139,16 @@ class RunModelDialog(QDialog):
         self.remember_box = QCheckBox(f"Remember the key for this endpoint (in {credentials_path()}, "
                                       "readable only by you)")
         self.remember_box.setToolTip("Keys are never written to the workspace or the logs")
+        self.send_combo = QComboBox()
+        for text, provider in SEND_CHOICES:
+            self.send_combo.addItem(text, provider)
+        self.send_combo.setToolTip("A batch API answers within 24 hours at half the price, without rate limits")
+        self.send_note = QLabel(SEND_NOTES["batch"])  # the longer text sizes the dialog; set to the choice below
+        self.send_note.setWordWrap(True)
+        self.send_note.setStyleSheet(f"color: {MUTED_TEXT};")
+        self.send_note.setMinimumHeight(3 * self.send_note.fontMetrics().lineSpacing())  # a form clips wrapped text
+        form.addRow("Send:", self.send_combo)
+        form.addRow("", self.send_note)
         form.addRow("Base URL:", self.url_combo)
         form.addRow("Model:", self.model_edit)
         form.addRow("Name:", self.name_edit)
@@ -266,12 +290,32 @@ class RunModelDialog(QDialog):
         super().done(result)
 
     # -- slots ----------------------------------------------------------------------------
+    def batch_provider(self) -> str | None:
+        provider = self.send_combo.currentData()
+        return provider if isinstance(provider, str) else None
+
+    def _on_send_changed(self) -> None:
+        """A batch: the provider's own API (its URL unless one was typed), and no live-request options."""
+        from core.llm.batches.request_lines import DEFAULT_URLS
+
+        provider = self.batch_provider()
+        self.endpoint_group.setTitle(BATCH_TITLES.get(provider, ENDPOINT_TITLE))
+        self.send_note.setText(SEND_NOTES[None if provider is None else "batch"])
+        self.estimate_view.set_batch(provider is not None)
+        for widget in (self.concurrency_spin, self.timeout_spin, self.retries_spin, self.cache_box):
+            widget.setEnabled(provider is None)
+        url = self.url_combo.currentText().strip()
+        if provider is not None and url in (DEFAULT_BASE_URL, *DEFAULT_URLS.values()):
+            self.url_combo.setEditText(DEFAULT_URLS[provider])
+        self.run_button.setText("Run" if provider is None else "Submit Batch")
+
     def _on_run_clicked(self) -> None:
         try:
             settings = self._settings()
             wording = self.release_field.wording()
             typed = self.key_edit.text().strip()
-            api_key = typed or resolve_api_key(settings)
+            provider = self.batch_provider()
+            api_key = typed or (resolve_api_key(settings) if provider is None else None)  # a batch: its provider's
         except TraceEvalError as error:
             self.error_label.setText(str(error))
             self.error_label.show()
@@ -279,7 +323,8 @@ class RunModelDialog(QDialog):
         self.state.set_release_path(self.release_field.path())
         keys = tuple(self.selected_keys())
         self.request = ModelRunRequest(settings, keys, api_key, self.remember_box.isChecked() and bool(typed),
-                                       self.redo_box.isChecked(), wording, self.estimate_view.prices())
+                                       self.redo_box.isChecked(), wording, self.estimate_view.prices(),
+                                       batch_provider=provider)
         self.accept()
 
     def _on_preview_clicked(self) -> None:
