@@ -149,8 +149,8 @@ class ChatRequester:
                     continue
                 if code < 500 and code not in RETRIED_STATUS:
                     raise ChatFailure("rejected", f"the endpoint rejected the request ({code}): "
-                                                  f"{_server_message(error)}", attempt) from None
-                problem, wait = f"HTTP {code}: {_server_message(error)}", _retry_after(error.response.headers)
+                                                  f"{server_message(error)}", attempt) from None
+                problem, wait = f"HTTP {code}: {server_message(error)}", _retry_after(error.response.headers)
             except ResponseLimitExceeded as error:
                 if error.kind == "size":  # asking again would read the same flood
                     raise ChatFailure("instance", self.one_line(error.message), attempt) from None
@@ -192,7 +192,7 @@ class ChatRequester:
         if field != self.limit_field:
             log.warning("%s: %s refused the token limit as sent (%s); sending %s alone from now on (remembered for "
                         "%s once it is answered)", label, self.settings.base_url,
-                        self.one_line(_server_message(error)), field, self.settings.model)
+                        self.one_line(server_message(error)), field, self.settings.model)
             self.limit_field, self._switched = field, True
 
     def one_line(self, text: str) -> str:
@@ -202,7 +202,7 @@ class ChatRequester:
         return clip(" ".join(_valid_text(text).split()), 300)
 
     def _not_found(self, error: openai.APIStatusError) -> str:
-        message = _server_message(error)
+        message = server_message(error)
         if error.code == "model_not_found" or "model" in message.lower():
             return f"model '{self.settings.model}' not found at {self.settings.base_url} (404: {message})"
         return (f"{self.settings.base_url}/chat/completions: not found (404); check the endpoint URL "
@@ -325,7 +325,8 @@ def _count_or_none(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _server_message(error: openai.APIStatusError) -> str:
+def server_message(error: openai.APIStatusError) -> str:
+    """What a refusing server said: its JSON error message, else the start of its body, else the HTTP reason."""
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error")
@@ -344,7 +345,7 @@ def refused_limit_field(error: openai.APIStatusError) -> str | None:
     body: dict = error.body if isinstance(error.body, dict) else {}
     inner = body.get("error")
     details = inner if isinstance(inner, dict) else body
-    message = _server_message(error)
+    message = server_message(error)
     if not (_PARAMETER_REFUSED.search(message) or details.get("code") == "unsupported_parameter"):
         return None
     param = details.get("param")

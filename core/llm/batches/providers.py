@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import EndpointError
-from core.llm.chat import NO_PLACEHOLDER_KEY, clip
+from core.llm.chat import NO_PLACEHOLDER_KEY, clip, server_message
 
 RESULTS_CAP_BYTES = 2 * 1024 ** 3  # results of the largest batch (256 MB of prompts) with room for the answers
 ANTHROPIC_VERSION = "2023-06-01"
@@ -94,7 +94,7 @@ class OpenAIBatches(BatchService):
             return call(self._client())
         except openai.APIStatusError as error:
             raise EndpointError(self.one_line(f"{self.base_url}: {what} refused ({error.status_code}): "
-                                              f"{_status_message(error)}")) from None
+                                              f"{server_message(error)}")) from None
         except openai.OpenAIError as error:
             raise EndpointError(self.one_line(f"{self.base_url}: {what} failed: {type(error).__name__}: {error}")) \
                 from None
@@ -162,16 +162,6 @@ def _bounded(streaming, label: str) -> bytes:
                 raise EndpointError(f"{label}: larger than {RESULTS_CAP_BYTES:,} bytes; not read")
             chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _status_message(error) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error")
-        message = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
-        if message:
-            return str(message)
-    return "no details"
 
 
 class AnthropicBatches(BatchService):
