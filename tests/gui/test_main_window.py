@@ -167,11 +167,11 @@ def test_recent_datasets_are_listed_and_reopen_with_their_workspace(qtbot, tmp_p
     with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
         window.open_dataset(DEMO_DATASET, workspace=tmp_path / "first.sqlite")
     with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
-        assert window.new_workspace(tmp_path / "second.sqlite") is not None
+        assert window.dataset_menu.new_workspace(tmp_path / "second.sqlite") is not None
     assert state.opened.workspace_path == tmp_path / "second.sqlite"
-    assert window.new_workspace(tmp_path / "second.sqlite") is None  # never overwrites a workspace
-    window.fill_recent_menu()
-    entries = window.recent_menu.actions()
+    assert window.dataset_menu.new_workspace(tmp_path / "second.sqlite") is None  # never overwrites a workspace
+    window.dataset_menu.fill_recent_menu()
+    entries = window.dataset_menu.recent_menu.actions()
     assert [entry.text() for entry in entries] == ["demo  (" + str(tmp_path / "second.sqlite") + ")"]
     with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
         entries[0].trigger()

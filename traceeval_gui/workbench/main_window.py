@@ -46,10 +46,11 @@ from traceeval_gui.state.jobs import ImportResultsJob, Job, OpenDatasetJob, Open
 from traceeval_gui.state.session import RecentDataset, Session
 from traceeval_gui.theme.style import MUTED_TEXT, model_label, model_tooltip
 from traceeval_gui.trace.tracer_console import TracerConsolePanel
-from traceeval_gui.widgets.file_dialogs import existing_directory, open_file_name, open_files_or_folder, save_file_name
+from traceeval_gui.widgets.file_dialogs import open_files_or_folder
 from traceeval_gui.widgets.form_parts import pane_splitter
 from traceeval_gui.widgets.keyboard_dialog import KeyboardDialog, action
 from traceeval_gui.workbench.command_palette import CommandPaletteDialog, open_command_palette
+from traceeval_gui.workbench.dataset_menu import DatasetMenu
 from traceeval_gui.workbench.error_log_view import ErrorLogDialog, WindowErrors
 from traceeval_gui.workbench.export_actions import ExportActions
 from traceeval_gui.workbench.instance_browser import InstanceBrowserPanel
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self.layout_keeper = MainWindowLayout(self)
         self.maximiser = self.layout_keeper.maximiser
 
+        self.dataset_menu = DatasetMenu(self)
         self.exports = ExportActions(self)
         self.model_runs = ModelRunActions(self)
         self.static_runs = StaticRunActions(self)
@@ -131,6 +133,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self.metrics_panel.copied.connect(self._on_panel_message)
         self.metrics_panel.table_changed.connect(self._on_metrics_table_changed)
+        self.dataset_menu.message.connect(self._on_panel_message)
         self.exports.message.connect(self._on_panel_message)
         self.compare_panel.export_requested.connect(self.exports.ask_paired)
         self.model_runs.message.connect(self._on_panel_message)
@@ -201,15 +204,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        file_menu.addAction(action(self, "&Open Dataset…", self._on_open_action_triggered,
-                                   QKeySequence.StandardKey.Open, "Open a TraceEval dataset folder"))
-        file_menu.addAction(action(self, "Open &Demo Dataset", self._on_demo_action_triggered))
-        file_menu.addAction(action(self, "Open &Workspace…", self._on_open_workspace_triggered, "Ctrl+Shift+O",
-                                   "Open a workspace file (.sqlite) and the dataset it belongs to"))
-        file_menu.addAction(action(self, "&New Workspace…", self._on_new_workspace_triggered, None,
-                                   "Start a new workspace file for the open dataset"))
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
+        self.dataset_menu.add_to(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(action(self, "&Import Results…", self._on_import_action_triggered, "Ctrl+I",
                                    "Import released results files or JSONL predictions, or a folder of them, "
@@ -477,38 +472,6 @@ class MainWindow(QMainWindow):
         self.forward_action.setEnabled(self.state.history.can_go_forward())
 
     # -- actions --------------------------------------------------------------------------
-    def _on_open_action_triggered(self) -> None:
-        folder = existing_directory(self, "Open a TraceEval dataset", self._start_folder())
-        if folder:
-            self.open_dataset(folder)
-
-    def _on_demo_action_triggered(self) -> None:
-        self.open_dataset(DEMO_DATASET)
-
-    def _on_open_workspace_triggered(self) -> None:
-        path = open_file_name(self, "Open a workspace", self._start_folder(),
-                              "TraceEval workspaces (*.sqlite *.db);;All files (*)")
-        if path:
-            self.open_dataset(None, path)
-
-    def _on_new_workspace_triggered(self) -> None:
-        opened = self.state.opened
-        if opened is None:
-            self._on_panel_message("Open a dataset first: a workspace belongs to one dataset")
-            return
-        path = save_file_name(self, f"New workspace for {opened.name}",
-                              str(Path(self._start_folder()) / f"{opened.name}.sqlite"),
-                              "TraceEval workspaces (*.sqlite)")
-        if path:
-            self.new_workspace(path)
-
-    def new_workspace(self, path: str | Path) -> OpenDatasetJob | None:
-        """Open the current dataset with a new, empty workspace file (None when the file exists)."""
-        if Path(path).exists():
-            self._on_panel_message(f"{path} exists: use Open Workspace to reuse it")
-            return None
-        return self.open_dataset(self.state.opened.root, path)
-
     def open_build_wizard(self) -> QWidget:
         """The build wizard (non-modal, one at a time: asking again brings it to the front)."""
         from traceeval_gui.build.build_wizard import BuildWizard
@@ -527,7 +490,7 @@ class MainWindow(QMainWindow):
             self._on_panel_message("Open a dataset first, then import results for it")
             return
         paths = open_files_or_folder(self, "Import results: files, or every results file in a folder",
-                                     self._start_folder(), "Results (*.json *.jsonl);;All files (*)",
+                                     self.dataset_menu.start_folder(), "Results (*.json *.jsonl);;All files (*)",
                                      "Import Every Results File in This &Folder")
         if paths:
             self.import_results(paths)
@@ -584,21 +547,6 @@ class MainWindow(QMainWindow):
 
     def show_problems(self) -> None:
         self.problems_dock.show_and_focus()
-
-    def fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.session.recent() if self.session is not None else []
-        for item in recent:
-            entry = self.recent_menu.addAction(item.title)
-            entry.setToolTip(item.dataset)
-            entry.setEnabled(item.exists())
-            entry.triggered.connect(lambda _=False, i=item: self.open_dataset(i.dataset, i.workspace or None,
-                                                                             i.splits or None))
-        if not recent:
-            self.recent_menu.addAction("No recent datasets").setEnabled(False)
-
-    def _start_folder(self) -> str:
-        return str(self.state.opened.root.parent) if self.state.opened else str(Path.home())
 
     def _on_back_triggered(self) -> None:
         self.state.go_back()
