@@ -23,19 +23,17 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from core.dataset.indexing import open_dataset
+from core.dataset.indexing import dataset_path, open_dataset
 from core.errors import UsageError
 from core.languages import registry
 from core.llm.prompts import build_prompt
 from core.records import CallGraph
-from core.release.archive import dataset_folder
 from core.release.checkout import prompt_wording
 from core.scoring.answers import answer_text, parse_answer
 from core.scoring.metrics import Counts, macro_average, micro_scores, sum_counts
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES, parse_rules
 from core.scoring.scores import Selection, answer_counts, default_split, parse_languages
-from resources import DEMO_DATASET
 
 TASK_NAME = "traceeval/traceeval"
 PAPER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=4096)  # the paper's request (docs/benchmark.md)
@@ -72,10 +70,10 @@ def traceeval_scorer(rules: str = DEFAULT_RULES) -> Scorer:
         metadata = state.metadata
         truth = CallGraph.from_dict(metadata["truth"])
         answer = state.output.completion
-        counts = answer_counts(truth, answer, metadata["language"], MODES, rules)
-        problems = parse_answer(answer, truth.keys, rules).problems
+        parsed = parse_answer(answer, truth.keys, rules)
+        counts = answer_counts(truth, parsed.graph, metadata["language"], MODES, rules)
         return Score(value={"tp": counts.tp, "fp": counts.fp, "fn": counts.fn}, answer=answer,
-                     explanation="; ".join(problems) or None)
+                     explanation="; ".join(parsed.problems) or None)
 
     return score
 
@@ -93,7 +91,7 @@ def traceeval(dataset: str | None = None, split: str | None = None, languages: s
         chosen = parse_languages(languages) if languages else registry.names()
     except ValueError as error:
         raise UsageError(str(error)) from None
-    root = dataset_folder(Path(dataset).expanduser().resolve()) if dataset else DEMO_DATASET
+    root = dataset_path(dataset)
     ws, _ = open_dataset(root, workspace, splits)
     with ws:
         wording = prompt_wording(release, Path(ws.setting("dataset_root") or root))

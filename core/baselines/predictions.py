@@ -12,7 +12,7 @@ from core.baselines import static_model_name
 from core.baselines.naming import NamedGraph, name_graph
 from core.baselines.tool_graph import ToolGraph
 from core.languages import get
-from core.records import Instance, Prediction
+from core.records import CallGraph, Instance, Prediction
 from core.scoring.answers import answer_text, parse_answer
 from core.symbols.table import SymbolTable
 
@@ -35,7 +35,6 @@ def static_prediction(instance: Instance, table: SymbolTable, graph: ToolGraph) 
 
 def failed_prediction(instance: Instance, tool: str, version: str, problem: str) -> Prediction:
     """No answer: every ground-truth edge is a false negative, and the problem says why."""
-    keys = instance.ground_truth.keys
-    raw = answer_text(keys, {})
-    return Prediction(instance.id, static_model_name(tool), instance.language, parse_answer(raw, keys).graph, raw,
-                      (problem,), source=tool_source(tool, version))
+    no_answer = CallGraph(tuple(instance.ground_truth.keys), ())
+    return Prediction(instance.id, static_model_name(tool), instance.language, no_answer, "", (problem,),
+                      source=tool_source(tool, version))

@@ -268,7 +268,7 @@ class Workspace:
     def model_names(self, models: Iterable[str] | str | None = None) -> list[str]:
         """The models named (a string is one model), each checked (an unknown one is a `UsageError`); every model
         of the workspace, sorted, when None."""
-        known = [m.name for m in self.models()]
+        known = [name for (name,) in self.db.execute("select name from models")]
         if models is None:
             return sorted(known)
         names = [models] if isinstance(models, str) else list(models)

@@ -41,6 +41,11 @@ class LedgerRow:
     wall_s: float | None = None
     run_status: str = ""
 
+    @property
+    def run_label(self) -> str:
+        """The run's number, with its status when it did not finish."""
+        return str(self.run) if self.run_status == "finished" else f"{self.run} ({self.run_status})"
+
 
 def ledger(ws: Workspace, model: str | None = None) -> list[LedgerRow]:
     """One row per (run, stored model, language) with requests, in run order."""
@@ -109,3 +114,8 @@ def totals(rows: Iterable[LedgerRow]) -> dict:
             "cached_tokens_out": sum(r.cached_tokens_out for r in rows),
             "cost_usd": sum(costs) if costs else None, "request_s": sum(r.request_s for r in rows),
             "wall_s": sum(walls.values())}
+
+
+def money(amount: float | None) -> str:
+    """A cost as shown in the ledger: dollars to four places, "–" when unknown."""
+    return "–" if amount is None else f"${amount:,.4f}"

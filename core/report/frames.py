@@ -58,14 +58,14 @@ def program_frame(ws: Workspace, models: Sequence[str] | str | None = None, sele
     """Per-program counts and scores of each model (default: every model) on every selected program it answered
     (default: all programs): model, program, language, split, repo, tp, fp, fn, p, r, f1, with p/r/f1 by the
     per-program rule (`core.scoring.metrics.INSTANCE_RULE`)."""
-    return _frame("scores", rows_of("scores", ws, ws.model_names(models), selection, modes, rules))
+    return _frame("scores", rows_of("scores", ws, models, selection, modes, rules))
 
 
 def edge_frame(ws: Workspace, models: Sequence[str] | str | None = None, selection: Selection | None = None,
                modes: Iterable[str] = MODES, rules: str = DEFAULT_RULES) -> Any:
     """Every edge of the truth or a model's answer (normalised), classed TP / FP / FN per model and program:
     model, program, language, split, repo, caller, callee, class."""
-    return _frame("edges", rows_of("edges", ws, ws.model_names(models), selection, modes, rules))
+    return _frame("edges", rows_of("edges", ws, models, selection, modes, rules))
 
 
 def _frame(kind: str, rows: Iterable[dict]) -> Any:

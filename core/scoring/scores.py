@@ -22,7 +22,7 @@ from core.dataset.workspace import InstanceRow, Workspace
 from core.freeing import free_gradually
 from core.languages import registry
 from core.records import CallGraph, Edge
-from core.scoring.answers import parse_answer, scored_graph
+from core.scoring.answers import scored_graph
 from core.scoring.metrics import (
     INSTANCE_RULE,
     Counts,
@@ -233,12 +233,11 @@ def instance_diff(ws: Workspace, model: str, instance_key: str, modes: Iterable[
                                       rules))
 
 
-def answer_counts(truth: CallGraph, answer: str | None, language: str, modes: Iterable[str] = MODES,
+def answer_counts(truth: CallGraph, predicted: CallGraph, language: str, modes: Iterable[str] = MODES,
                   rules: str = DEFAULT_RULES) -> Counts:
-    """TP/FP/FN of one raw answer against one program's ground truth, read and normalised as `instance_counts`
-    scores a stored answer (for scorers outside a workspace, such as the inspect_ai task)."""
+    """TP/FP/FN of one answer's graph (`parse_answer(...).graph`) against one program's ground truth, normalised as
+    `instance_counts` scores a stored answer (for scorers outside a workspace, such as the inspect_ai task)."""
     modes = frozenset(modes)
-    predicted = parse_answer(answer, truth.keys, rules).graph
     return count_edges(normalise_edges(mapping_pairs(truth.to_dict()), language, modes, rules),
                        normalise_edges(predicted.edges, language, modes, rules))
 

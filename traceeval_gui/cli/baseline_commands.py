@@ -45,7 +45,7 @@ def run_baseline_command(args) -> int:
 
 def _list(args) -> int:
     from core.languages import get
-    from core.payloads import json_document
+    from traceeval_gui.cli.common import print_document
     from tracers.static import TOOLS, tool_status
 
     statuses = [tool_status(name) for name in TOOLS]
@@ -53,7 +53,7 @@ def _list(args) -> int:
         body = {"analyzers": [{"tool": s.tool, "model": f"static:{s.tool}", "available": s.available,
                                "tool_version": s.version, "problem": s.problem, "languages": s.languages}
                               for s in statuses]}
-        print(json_document("baselines", body), end="")
+        print_document("baselines", body)
     else:
         for status in statuses:
             state = f"{status.version}" if status.available else "unavailable"
@@ -79,8 +79,7 @@ def analyzer_rows() -> list[tuple[str, bool, str]]:
 
 def _run(args) -> int:
     from core.errors import UsageError
-    from core.payloads import json_document
-    from traceeval_gui.cli.common import ProgressLine, open_workspace, selection_from, sigint_sets
+    from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, selection_from, sigint_sets
     from tracers.static import tool_status
     from tracers.static.runner import limits_for, run_baseline
 
@@ -102,7 +101,7 @@ def _run(args) -> int:
                 "analysed": report.analysed, "skipped": report.skipped, "unsupported": report.unsupported,
                 "failed": report.failed, "outside_edges": report.outside, "cancelled": report.cancelled,
                 "seconds": round(report.seconds, 3), "problems": report.problems}
-        print(json_document("baseline-run", body), end="")
+        print_document("baseline-run", body)
     else:
         for line in report.problems:
             print(f"traceeval: {line}", file=sys.stderr)

@@ -15,11 +15,11 @@ from core.llm.prompt_wording import wording_label
 from core.scoring.rules import rules_title
 from traceeval_gui.cli.common import (
     format_option,
-    instance_key_of,
     open_workspace,
     print_document,
     release_option,
     rules_option,
+    selected_keys,
     selection_from,
     sigint_sets,
     wording_from,
@@ -166,7 +166,7 @@ def prepare_command(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         wording = wording_from(args, ws)
-        keys = _selected_keys(ws, args)
+        keys = selected_keys(ws, args, selection_from(args, ws))
         report = prepare(ws, settings, keys, wording, Path(args.out), args.max_requests, args.redo)
     print(f"{settings.name}: {len(keys):,} program(s) selected, {report.answered:,} already answered, "
           f"{report.in_batches:,} waiting in a batch, {report.requests:,} prepared in {len(report.batches)} "
@@ -195,7 +195,7 @@ def submit_command(args) -> int:
         sent = submit(ws, lambda b: api_key_for(b, args.api_key_env), _ids(args.batch), _say)
         if not sent:
             print("no prepared batch to submit (traceeval batch prepare ...)", file=sys.stderr)
-        collected = _collect(ws, args) if args.wait else None
+        collected = _collect(ws, args, _prices(args)) if args.wait else None
     if args.format == "json":
         print_document("batch-submit", {"batches": [_batch_record(b) for b in sent],
                                         "collect": _collect_record(collected) if collected else None})
@@ -209,7 +209,7 @@ def collect_command(args) -> int:
     from core.llm.batches.flow import collect_file
 
     ws, _ = open_workspace(args)
-    prices = PriceTable.load(Path(args.prices)) if args.prices else None
+    prices = _prices(args)
     with ws:
         if args.file:
             ids = _ids(args.batch)
@@ -217,7 +217,7 @@ def collect_command(args) -> int:
                 raise UsageError("--file goes into one batch: name at most one with --batch")
             report = collect_file(ws, Path(args.file), ids[0] if ids else None, prices)
         else:
-            report = _collect(ws, args)
+            report = _collect(ws, args, prices)
     for problem in report.problems[:20]:
         print(f"problem: {problem}", file=sys.stderr)
     if len(report.problems) > 20:
@@ -301,10 +301,13 @@ def cancel_command(args) -> int:
 
 
 # -- helpers ----------------------------------------------------------------------------------------------
-def _collect(ws, args) -> CollectReport:
+def _prices(args) -> PriceTable | None:
+    return PriceTable.load(Path(args.prices)) if args.prices else None
+
+
+def _collect(ws, args, prices: PriceTable | None) -> CollectReport:
     from core.llm.batches.flow import api_key_for, collect
 
-    prices = PriceTable.load(Path(args.prices)) if args.prices else None
     cancel = threading.Event()
     with sigint_sets(cancel, "stopping: collected answers are kept; `traceeval batch collect` resumes "
                              "(Ctrl-C again to quit at once)"):
@@ -322,20 +325,6 @@ def _collect_record(report: CollectReport) -> dict:
     return {"collected": [_batch_record(b) for b in report.collected],
             "waiting": [_batch_record(b) for b in report.waiting], "stored": report.stored,
             "problems": report.problems, "interrupted": report.interrupted}
-
-
-def _selected_keys(ws, args) -> list[str]:
-    if args.instances:
-        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
-    else:
-        keys = [row.key for row in selection_from(args, ws).rows(ws)]
-    if args.limit is not None:
-        if args.limit < 0:
-            raise UsageError(f"--limit must be 0 or more (got {args.limit})")
-        keys = keys[:args.limit]
-    if not keys:
-        raise UsageError("no programs selected (check --split, --languages, --repo and --instances)")
-    return keys
 
 
 def _ids(text: str | None) -> list[int] | None:

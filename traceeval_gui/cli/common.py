@@ -205,3 +205,18 @@ def write_output(text: str, output: str | None) -> int:
         raise UsageError(f"{output}: cannot write: {error.strerror or error}") from None
     print(f"wrote {output}")
     return 0
+
+
+def selected_keys(ws, args, selection: Selection) -> list[str]:
+    """The programs a model command works on: --instances when given, else the selection's; at most --limit."""
+    if args.instances:
+        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
+    else:
+        keys = [row.key for row in selection.rows(ws)]
+    if args.limit is not None:
+        if args.limit < 0:
+            raise UsageError(f"--limit must be 0 or more (got {args.limit})")
+        keys = keys[:args.limit]
+    if not keys:
+        raise UsageError("no programs selected (check --split, --languages, --repo and --instances)")
+    return keys

@@ -6,8 +6,14 @@ from collections import Counter
 from core.dataset.validation import validate_dataset
 from core.errors import ReleaseError
 from core.languages import registry
-from core.payloads import json_document
-from traceeval_gui.cli.common import ProgressLine, dataset_root, open_workspace, records_text, wording_from
+from traceeval_gui.cli.common import (
+    ProgressLine,
+    dataset_root,
+    open_workspace,
+    print_document,
+    records_text,
+    wording_from,
+)
 
 
 def info(args) -> int:
@@ -38,7 +44,7 @@ def info(args) -> int:
                       "seconds": round(report.seconds, 3)},
         }
     if args.format == "json":
-        print(json_document("info", summary), end="")
+        print_document("info", summary)
         return 0
     print(f"dataset    {summary['dataset']}  ({summary['layout']} layout)")
     print(f"splits     {summary['splits'] or 'none (no split files found; use --splits DIR)'}")
@@ -71,8 +77,8 @@ def validate(args) -> int:
     report = validate_dataset(root, args.splits, deep=not args.quick, progress=ProgressLine("validating"))
     problems = [p for p in report.problems if not args.errors_only or p.severity == "error"]
     if args.format == "json":
-        print(json_document("validate", {"dataset": str(root), "programs": report.programs, "loaded": report.loaded,
-                                         "problems": [p.as_record() for p in problems]}), end="")
+        print_document("validate", {"dataset": str(root), "programs": report.programs, "loaded": report.loaded,
+                                         "problems": [p.as_record() for p in problems]})
     elif args.format in ("jsonl", "csv"):
         print(records_text([p.as_record() for p in problems], args.format,
                            ("path", "message", "severity", "instance_id")), end="")

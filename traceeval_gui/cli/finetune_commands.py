@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.errors import UsageError
 from core.languages import registry
-from core.payloads import json_document, json_lines
+from core.payloads import json_lines
 from core.scoring.rules import rules_title
 from core.scoring.scores import Selection, parse_languages
 from core.wording import count
@@ -16,6 +16,7 @@ from traceeval_gui.cli.common import (
     instance_key_of,
     open_workspace,
     parse_option,
+    print_document,
     release_option,
     rules_option,
     wording_from,
@@ -79,7 +80,7 @@ def finetune_set_command(args) -> int:
         raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
     summary = {"file": str(out), "style": args.style, **result.summary()}
     if args.format == "json":
-        print(json_document("finetune-set", summary), end="")
+        print_document("finetune-set", summary)
     else:
         _print_report(summary)
     if not result.examples:

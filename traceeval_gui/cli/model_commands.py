@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import UsageError
 from core.languages import registry
 from core.llm.dry_run import dry_run
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
@@ -35,6 +34,7 @@ from traceeval_gui.cli.common import (
     release_option,
     rules_option,
     run_settings,
+    selected_keys,
     selection_from,
     sigint_sets,
     wording_from,
@@ -177,7 +177,7 @@ def predict_command(args) -> int:
     with ws:
         wording = wording_from(args, ws)
         selection = selection_from(args, ws)
-        keys = _selected_keys(ws, args, selection)
+        keys = selected_keys(ws, args, selection)
         todo = []
         for settings in plan:
             pending = pending_keys(ws, settings, keys, redo=args.redo)
@@ -233,20 +233,6 @@ def _report_dict(report: RunReport) -> dict:
     run = dataclasses.asdict(report)
     run["failed"] = [{"instance": key, "error": error} for key, error in report.failed]
     return run
-
-
-def _selected_keys(ws, args, selection) -> list[str]:
-    if args.instances:
-        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
-    else:
-        keys = [row.key for row in selection.rows(ws)]
-    if args.limit is not None:
-        if args.limit < 0:
-            raise UsageError(f"--limit must be 0 or more (got {args.limit})")
-        keys = keys[:args.limit]
-    if not keys:
-        raise UsageError("no programs selected (check --split, --languages, --repo and --instances)")
-    return keys
 
 
 def _dry_run(ws, keys: list[str], settings: RunSettings, prices: PriceTable | None, wording, args) -> int:
@@ -348,7 +334,7 @@ def show_runs(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         rows = ws.model_run_rows(args.model)
-        bill = ledger(ws, args.model)
+        bill = ledger(ws, args.model) if args.ledger or args.format == "json" else []
     if args.format == "json":
         print_document("runs", {"runs": [dataclasses.asdict(row) for row in rows],
                                 "ledger": [dataclasses.asdict(row) for row in bill], "totals": totals(bill)})
@@ -376,18 +362,19 @@ def show_runs(args) -> int:
 
 
 def _ledger_text(bill, total: dict) -> str:
+    from core.llm.ledger import money
+
     if not bill:
         return "no model requests yet (traceeval predict DATASET --model M --base-url URL)\n"
     header = ("run", "model", "language", "requests", "failed", "tokens in", "tokens out", "cost", "request s",
               "wall s")
     lines = [header]
     for row in bill:
-        run = str(row.run) if row.run_status == "finished" else f"{row.run} ({row.run_status})"
-        lines.append((run, row.model, row.language, f"{row.requests:,}", f"{row.failed:,}",
-                      f"{row.tokens_in:,}", f"{row.tokens_out:,}", _money(row.cost_usd), f"{row.request_s:.1f}",
+        lines.append((row.run_label, row.model, row.language, f"{row.requests:,}", f"{row.failed:,}",
+                      f"{row.tokens_in:,}", f"{row.tokens_out:,}", money(row.cost_usd), f"{row.request_s:.1f}",
                       "" if row.wall_s is None else f"{row.wall_s:.0f}"))
     lines.append(("total", "", "", f"{total['requests']:,}", f"{total['failed']:,}", f"{total['tokens_in']:,}",
-                  f"{total['tokens_out']:,}", _money(total["cost_usd"]), f"{total['request_s']:.1f}",
+                  f"{total['tokens_out']:,}", money(total["cost_usd"]), f"{total['request_s']:.1f}",
                   f"{total['wall_s']:.0f}"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i]) for i, cell in enumerate(line))
@@ -395,6 +382,3 @@ def _ledger_text(bill, total: dict) -> str:
     return "\n".join(text) + "\n(tokens and cost of fresh answers; answers from the cache cost nothing; wall s is " \
                               "the run's, shared by its languages)\n"
 
-
-def _money(amount: float | None) -> str:
-    return "–" if amount is None else f"${amount:,.4f}"

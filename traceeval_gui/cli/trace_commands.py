@@ -46,6 +46,8 @@ def trace(args) -> int:
 
 
 def retrace(args) -> int:
+    if not args.check and args.format in ("jsonl", "csv"):  # said before any program is traced
+        raise UsageError(f"--format {args.format} lists the --check report's instances: add --check")
     ws, _ = open_workspace(args)
     with ws:
         keys = _selected_keys(args, ws)
@@ -68,8 +70,6 @@ def retrace(args) -> int:
                 print_document("retrace", {"batch": batch, "traced": report.traced, "skipped": report.skipped,
                                            "statuses": dict(sorted(report.statuses.items())),
                                            "seconds": report.seconds})
-            elif args.format in ("jsonl", "csv"):
-                raise UsageError(f"--format {args.format} lists the --check report's instances: add --check")
             return 0
         runs = ws.latest_runs(batch)
         truths = ws.ground_truths(keys)

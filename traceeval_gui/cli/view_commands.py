@@ -8,7 +8,6 @@ from pathlib import Path
 
 from core.errors import UsageError
 from core.languages import registry
-from core.payloads import json_document, json_lines
 from core.report.overlay import (
     BOTH_RIGHT,
     BOTH_WRONG,
@@ -31,6 +30,8 @@ from traceeval_gui.cli.common import (
     model_names,
     modes_from,
     open_workspace,
+    print_document,
+    records_text,
     rules_from,
     selection_from,
     write_output,
@@ -147,14 +148,14 @@ def compare_models(args) -> int:
                 "f1_a": d.f1_a, "f1_b": d.f1_b, "delta": d.delta, "a": _counts_dict(d.counts_a),
                 "b": _counts_dict(d.counts_b)} for rank, d in enumerate(shown, 1)]
     if args.format == "json":
-        print(json_document("compare", {
+        print_document("compare", {
             "model_a": args.model_a, "model_b": args.model_b, "rules": rules, "normalisation": sorted(modes),
             "split": selection.split or "all", "languages": list(selection.languages), "instance_rule": INSTANCE_RULE,
             "programs": len(ranked), "a_better": a_wins, "b_better": b_wins, "tied": len(ranked) - a_wins - b_wins,
-            "one_model_only": one_only, "rows": records}), end="")
+            "one_model_only": one_only, "rows": records})
         return 0 if ranked else 1
     if args.format == "jsonl":
-        print(json_lines(records), end="")
+        print(records_text(records, "jsonl"), end="")
         return 0 if ranked else 1
     if args.format == "csv":
         buffer = io.StringIO()
@@ -210,17 +211,17 @@ def _compare_instance(args, ws, key: str, modes: frozenset[str], rules: str) -> 
     records = [{"class": category, "caller": e.caller, "callee": e.callee, "truth": e.truth,
                 "a": e.kind(args.model_a), "b": e.kind(args.model_b)} for category, e in edges]
     if args.format == "json":
-        print(json_document("compare-instance", {
+        print_document("compare-instance", {
             "instance": key, "model_a": args.model_a, "model_b": args.model_b, "rules": rules,
             "normalisation": sorted(modes),
             "instance_rule": INSTANCE_RULE,
             "scores": {letter: {**_counts_dict(counts[name]), **_scores_dict(counts[name])}
                        for letter, name in (("a", args.model_a), ("b", args.model_b))},
             "classes": {category: len(groups[category]) for category in COMPARE_CLASSES},
-            "edges": records}), end="")
+            "edges": records})
         return 0
     if args.format == "jsonl":
-        print(json_lines(records), end="")
+        print(records_text(records, "jsonl"), end="")
         return 0
     if args.format == "csv":
         buffer = io.StringIO()
@@ -256,7 +257,7 @@ def _compare_stats(args, ws, selection, modes: frozenset[str], rules: str) -> in
     stats = paired_stats(ws, args.model_a, args.model_b, selection, modes, rules, args.confidence, args.resamples,
                          args.seed)
     if args.format == "jsonl":
-        print(json_lines(paired_to_dict(stats)["rows"]), end="")
+        print(records_text(paired_to_dict(stats)["rows"], "jsonl"), end="")
     else:
         print(render_paired(stats, args.format), end="")
     return 0 if stats.rows else 1

@@ -8,7 +8,6 @@ through `stored` as soon as they are in the workspace.
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from core.llm.batches.store import PREPARED, SUBMITTED, BatchStore
 from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
-from traceeval_gui.state.jobs import Job, JobSignals, Progress
+from traceeval_gui.state.jobs import JobSignals, Progress, StoppableJob
 
 POLL_S = 30.0
 
@@ -54,7 +53,7 @@ class BatchRunJobSignals(JobSignals):
     stored = Signal(str, object)  # model, the keys whose answers were just stored
 
 
-class BatchRunJob(Job):
+class BatchRunJob(StoppableJob):
     title = "running the model as a batch"
 
     def __init__(self, workspace_path: str | Path, provider: str, settings: RunSettings, keys: Sequence[str], *,
@@ -65,14 +64,6 @@ class BatchRunJob(Job):
         self.workspace_path = Path(workspace_path)
         self.provider, self.settings, self.keys = provider, settings, list(keys)
         self.api_key, self.redo, self.prices, self.wording, self.poll_s = api_key, redo, prices, wording, poll_s
-        self._stop = threading.Event()  # not the base class's event: a stopped wait still reports
-
-    def cancel(self) -> None:
-        self._stop.set()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop.is_set()
 
     def input_folder(self) -> Path:
         """Where the batch input files go: beside the workspace, one folder per workspace."""
@@ -115,7 +106,7 @@ class BatchRunJob(Job):
                 self.signals.progressed.emit(done, total, message)
 
             collected = collect(ws, key_for, ids, wait=True, poll_s=self.poll_s, prices=self.prices,
-                                cancel=self._stop, progress=on_progress) if ids else None
+                                cancel=self.stop, progress=on_progress) if ids else None
             if collected is not None:
                 on_progress("collected")
                 report.stored, report.problems = collected.stored, collected.problems

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.dataset.workspace import Workspace
 from core.languages import registry
-from core.llm.ledger import LedgerRow, ledger, totals
+from core.llm.ledger import LedgerRow, ledger, money, totals
 from traceeval_gui.state.jobs import Job, JobRunner, Progress
 from traceeval_gui.theme.style import MUTED_TEXT
 
@@ -91,9 +91,8 @@ class RunsLedgerWindow(QDialog):
         self.rows = rows
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
-            run = str(row.run) if row.run_status == "finished" else f"{row.run} ({row.run_status})"
             language = registry.title(row.language) if registry.is_known(row.language) else row.language
-            cells = (run, row.model, language, "" if row.seed is None else str(row.seed),
+            cells = (row.run_label, row.model, language, "" if row.seed is None else str(row.seed),
                      "" if row.temperature is None else f"{row.temperature:g}", f"{row.requests:,}",
                      f"{row.failed:,}", f"{row.cached:,}", f"{row.tokens_in:,}", f"{row.tokens_out:,}",
                      money(row.cost_usd), f"{row.request_s:.1f}", "" if row.wall_s is None else f"{row.wall_s:.1f}")
@@ -120,6 +119,3 @@ def summary_text(rows: list[LedgerRow]) -> str:
             f"{total['tokens_in']:,} tokens in, {total['tokens_out']:,} out, <b>{money(total['cost_usd'])}</b>, "
             f"{total['wall_s']:.1f} s of wall time")
 
-
-def money(amount: float | None) -> str:
-    return "–" if amount is None else f"${amount:,.4f}"

@@ -7,7 +7,6 @@ Cancelling asks the runner to stop; the job still ends with `finished(RunReport)
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,14 +18,14 @@ from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.llm.runner import RunReport, run_model
-from traceeval_gui.state.jobs import Job, JobSignals, Progress
+from traceeval_gui.state.jobs import JobSignals, Progress, StoppableJob
 
 
 class RunModelJobSignals(JobSignals):
     outcome = Signal(object)  # RequestOutcome: one program answered (stored), cached or failed
 
 
-class RunModelJob(Job):
+class RunModelJob(StoppableJob):
     title = "running the model"
 
     def __init__(self, workspace_path: str | Path, settings: RunSettings, keys: Sequence[str], *,
@@ -41,14 +40,6 @@ class RunModelJob(Job):
         self.redo = redo
         self.prices = prices
         self.wording = wording
-        self._stop = threading.Event()  # not the base class's event: a stopped run still reports
-
-    def cancel(self) -> None:
-        self._stop.set()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop.is_set()
 
     def work(self, progress: Progress) -> RunReport:
         def report_progress(done: int, total: int, message: str) -> None:
@@ -56,5 +47,5 @@ class RunModelJob(Job):
 
         with Workspace(self.workspace_path) as ws:
             return run_model(ws, self.settings, self.keys, api_key=self.api_key, prices=self.prices,
-                             cache=AnswerCache(), redo=self.redo, progress=report_progress, cancel=self._stop,
+                             cache=AnswerCache(), redo=self.redo, progress=report_progress, cancel=self.stop,
                              on_outcome=self.signals.outcome.emit, wording=self.wording)

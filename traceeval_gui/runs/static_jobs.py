@@ -7,12 +7,11 @@ the programs analysed before the cancel are stored and worth reporting.
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from core.dataset.workspace import Workspace
-from traceeval_gui.state.jobs import Job, Progress
+from traceeval_gui.state.jobs import Job, Progress, StoppableJob
 from tracers.static import TOOLS, ToolStatus, tool_status
 from tracers.static.runner import LIMITS, BaselineReport, limits_for, run_baseline
 
@@ -24,7 +23,7 @@ class ToolStatusJob(Job):
         return {name: tool_status(name) for name in TOOLS}
 
 
-class StaticRunJob(Job):
+class StaticRunJob(StoppableJob):
     title = "running the static analyzer"
 
     def __init__(self, workspace_path: str | Path, tool: str, keys: Sequence[str], *, jobs: int = 2,
@@ -35,14 +34,6 @@ class StaticRunJob(Job):
         self.keys = list(keys)
         self.jobs = jobs
         self.limits = limits_for(timeout_s)
-        self._stop = threading.Event()  # not the base class's event: a stopped run still reports
-
-    def cancel(self) -> None:
-        self._stop.set()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop.is_set()
 
     def work(self, progress: Progress) -> BaselineReport:
         def report_progress(done: int, total: int, key: str) -> None:
@@ -50,4 +41,4 @@ class StaticRunJob(Job):
 
         with Workspace(self.workspace_path) as ws:
             return run_baseline(ws, self.tool, self.keys, jobs=self.jobs, limits=self.limits,
-                                progress=report_progress, cancel=self._stop)
+                                progress=report_progress, cancel=self.stop)

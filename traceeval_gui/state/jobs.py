@@ -93,6 +93,23 @@ class Job(QRunnable):
             self.signals.finished.emit(result)
 
 
+class StoppableJob(Job):
+    """A job whose cancel asks its work to stop and still report what it did (a model run, a static analyzer, a
+    batch wait): `stop` is handed to core as its cancel event, not the base class's, which would end the job
+    as cancelled with no result."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stop = threading.Event()
+
+    def cancel(self) -> None:
+        self.stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self.stop.is_set()
+
+
 class JobRunner(QObject):
     """Starts jobs on a private pool and keeps their signal objects alive until they end."""
 

@@ -98,6 +98,6 @@ def tool_status(name: str) -> ToolStatus:
         return ToolStatus(name, "", {}, f"{described.distribution} is not installed for {interpreter.path} "
                                         f"({last}): {EXTRA}")
     needs = dict(described.needs)
-    languages = {language: "" if shutil.which(needs.get(language, "true")) else
+    languages = {language: "" if language not in needs or shutil.which(needs[language]) else
                  f"{needs[language]} not found on PATH" for language in described.languages}
     return ToolStatus(name, done.stdout.strip(), languages)

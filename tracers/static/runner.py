@@ -77,7 +77,7 @@ def analyse(name: str, instance: Instance, limits: Limits = LIMITS,
     except BadToolOutput as bad:
         return StaticRun(failed_prediction(instance, name, status.version, f"{name}: {bad}"), failed=True,
                          seconds=monotonic() - started)
-    sources = {path: instance.read_source(path) for path in instance.files if language.source_file(path)}
+    sources, _unreadable = instance.read_sources()  # a file the tool could not read either: its names go unplaced
     prediction, named = static_prediction(instance, extract_symbols(instance.language, sources), graph)
     return StaticRun(prediction, named.outside, seconds=monotonic() - started)
 

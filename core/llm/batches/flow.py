@@ -29,8 +29,6 @@ from core.llm.prices import PriceTable
 from core.llm.prompt_wording import PromptWording
 from core.llm.prompts import build_prompt
 from core.llm.stored_answers import answer_prediction, cache_answer_counts
-from core.scoring.normalise import MODES
-from core.scoring.scores import NormalisedTruths
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -305,7 +303,7 @@ def _store_answers(ws: Workspace, store: BatchStore, batch: BatchRow, answers: l
             run.answered(row, answer, cost)
         if predictions:
             ws.store_predictions(batch.model, predictions, sources=[source])
-            cache_answer_counts(ws, batch.model, predictions, NormalisedTruths(ws, frozenset(MODES)))
+            cache_answer_counts(ws, batch.model, predictions)
         run.finish()
         collected = store.update(batch.id, state=COLLECTED, remote_status=status, ended_at=now_iso(),
                                  collected_at=now_iso(), **tally)

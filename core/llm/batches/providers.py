@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from core.errors import EndpointError
@@ -81,7 +82,9 @@ def checked_id(value, what: str) -> str:
 class OpenAIBatches(BatchService):
     provider = "openai"
 
+    @cached_property
     def _client(self):
+        """One client (one connection pool) for every call of this service."""
         import openai
 
         return openai.OpenAI(base_url=self.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY, max_retries=2,
@@ -91,7 +94,7 @@ class OpenAIBatches(BatchService):
         import openai
 
         try:
-            return call(self._client())
+            return call(self._client)
         except openai.APIStatusError as error:
             raise EndpointError(self.one_line(f"{self.base_url}: {what} refused ({error.status_code}): "
                                               f"{server_message(error)}")) from None
