@@ -13,8 +13,7 @@ for every command, `--version` included. Tracing is `tracers.trace_program`.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from core.lazy_names import lazy_names
 
 # name -> the module that is its one home
 _HOMES = {
@@ -65,16 +64,4 @@ _HOMES = {
 }
 
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # the next look-up does not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

@@ -17,6 +17,7 @@ from core import traces
 from core.dataset.layout import load_program_folder
 from core.errors import TracerError
 from core.languages import registry
+from core.lazy_names import lazy_names
 from core.records import Instance
 from core.traces import TraceRun, combine_runs
 from tracers.base import ToolchainStatus, TraceOptions, Tracer
@@ -91,17 +92,4 @@ _LAZY = {"run_baseline": "tracers.static.runner", "tool_status": "tracers.static
 
 __all__ = ["Limits", "ToolchainStatus", "TraceOptions", "TraceRun", "Tracer", "check_toolchains", "run_baseline",
            "tool_status", "trace_for_build", "trace_instance", "trace_program", "trace_runs", "tracer_for"]
-
-
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'tracers' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -15,12 +15,13 @@ the views flag it as unplaced) and reported when it is a caller (an answer has n
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.baselines.tool_graph import ToolEnd, ToolGraph
 from core.records import Node
 from core.symbols.table import SymbolTable
+from core.wording import count, short_list
 
 SHOWN = 6  # names listed in a problem line
 
@@ -116,14 +117,14 @@ def name_graph(graph: ToolGraph, table: SymbolTable, keys: Sequence[str], self_e
             answers[caller.name].append(name)
     problems = []
     if unplaced:
-        problems.append(f"{graph.tool}: {_counted(len(unplaced), 'callee')} not in the program's symbols, kept as "
-                        f"written: {_listed(unplaced)}")
+        problems.append(f"{graph.tool}: {count(len(unplaced), 'callee')} not in the program's symbols, kept as "
+                        f"written: {short_list(unplaced, SHOWN)}")
     if unplaced_callers:
-        problems.append(f"{graph.tool}: {_counted(len(unplaced_callers), 'caller')} not in the program's symbols, "
-                        f"their {sum(unplaced_callers.values())} calls left out: {_listed(unplaced_callers)}")
+        problems.append(f"{graph.tool}: {count(len(unplaced_callers), 'caller')} not in the program's symbols, "
+                        f"their {sum(unplaced_callers.values())} calls left out: {short_list(unplaced_callers, SHOWN)}")
     if not_asked:
-        problems.append(f"{graph.tool}: {_counted(len(not_asked), 'caller')} with no question in the ground truth, "
-                        f"their {sum(not_asked.values())} calls left out: {_listed(not_asked)}")
+        problems.append(f"{graph.tool}: {count(len(not_asked), 'caller')} with no question in the ground truth, "
+                        f"their {sum(not_asked.values())} calls left out: {short_list(not_asked, SHOWN)}")
     return NamedGraph(answers, tuple(problems), outside, tuple(unplaced))
 
 
@@ -135,12 +136,3 @@ def _written(name: str) -> str:
     """A name as an answer line can hold it: a comma would split it, a line break end the line."""
     return " ".join(name.replace(",", " ").split()) or "?"
 
-
-def _counted(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _listed(names: Mapping[str, object]) -> str:
-    shown = list(names)[:SHOWN]
-    more = len(names) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

@@ -298,6 +298,11 @@ class Workspace:
         """The instances `model` has a prediction for (without reading the predictions)."""
         return {key for (key,) in self.db.execute("select instance_key from predictions where model = ?", [model])}
 
+    def predicted_keys_from(self, model: str, source: str) -> set[str]:
+        """The instances `model` has a prediction for that came from `source` (without reading the predictions)."""
+        return {key for (key,) in self.db.execute("select instance_key from predictions where model = ? and source = ?",
+                                                  [model, source])}
+
     def answer_sizes(self, model: str | None = None) -> list[tuple[int | None, int, int]]:
         """(output tokens the endpoint reported or None, answer characters, questions) of every stored
         answer of `model` (of every model when None): what an estimate of a new run's output starts from."""

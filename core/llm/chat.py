@@ -29,7 +29,7 @@ from core.llm.endpoints import (
     MAX_TOKENS,
     RunSettings,
     remember_token_limit_field,
-    remembered_token_limit_field,
+    token_limit_field_for,
 )
 from core.llm.prompts import prompt_hash
 from core.llm.rate_limits import Pacer
@@ -90,8 +90,7 @@ class ChatRequester:
         self.settings, self.backoff_base_s = settings, backoff_base_s
         self._api_key = api_key
         # the output-token limit's field: forced, or both (the paper's) unless a refusal was remembered
-        self.limit_field = settings.token_limit_field or remembered_token_limit_field(
-            settings.base_url, settings.model) or BOTH_LIMITS
+        self.limit_field = token_limit_field_for(settings.base_url, settings.model, settings.token_limit_field)
         self._adapts = not settings.token_limit_field
         self._switched = False  # a field chosen after a refusal, remembered once a request succeeds with it
         self.pacer = Pacer()  # this endpoint's rate-limit budget, shared by every request made through this requester

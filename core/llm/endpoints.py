@@ -175,17 +175,15 @@ def token_limit_fields_path() -> Path:
     return config_dir() / "token_limit_fields.json"
 
 
+def token_limit_field_for(base_url: str, model: str, forced: str = "") -> str:
+    """The output-token limit's field to send: `forced`, else the one remembered after a refusal, else both (the
+    paper's request)."""
+    return forced or remembered_token_limit_field(base_url, model) or BOTH_LIMITS
+
+
 def remembered_token_limit_field(base_url: str, model: str) -> str | None:
     """The field alone that `model` at `base_url` accepted after refusing the pair, or None."""
-    path = token_limit_fields_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        log.warning("%s: ignoring the remembered token limit fields (%s)", path, error)
-        return None
-    entry = data.get(_url(base_url)) if isinstance(data, dict) else None
+    entry = _token_limit_fields(warn=True).get(_url(base_url))
     field = entry.get(model) if isinstance(entry, dict) else None
     return field if field in (MAX_TOKENS, MAX_COMPLETION_TOKENS) else None
 
@@ -193,17 +191,27 @@ def remembered_token_limit_field(base_url: str, model: str) -> str | None:
 def remember_token_limit_field(base_url: str, model: str, field: str) -> None:
     """Keep `field` as the one `model` at `base_url` accepts ({"<base url>": {"<model>": "<field>"}})."""
     path = token_limit_fields_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    data = data if isinstance(data, dict) else {}
+    data = _token_limit_fields(warn=False)
     entry = data.get(_url(base_url))
     data[_url(base_url)] = {**(entry if isinstance(entry, dict) else {}), model: field}
     try:
         _write_private(path, data)
     except OSError as error:  # a convenience: the run goes on and asks again next time
         log.warning("%s: cannot remember the token limit field (%s)", path, error)
+
+
+def _token_limit_fields(warn: bool) -> dict:
+    """The remembered fields file as a dict: empty when it is missing or unreadable (said once, when `warn`)."""
+    path = token_limit_fields_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        if warn:
+            log.warning("%s: ignoring the remembered token limit fields (%s)", path, error)
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _write_private(path: Path, data) -> None:

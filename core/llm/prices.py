@@ -66,12 +66,14 @@ class PriceTable:
             return self.entries[model]
         return next((price for pattern, price in self.entries.items() if fnmatchcase(model, pattern)), None)
 
-    def cost(self, model: str, tokens_in: int | None, tokens_out: int | None) -> float | None:
-        """US dollars for one request; None when the model has no price or a token count is unknown."""
+    def cost(self, model: str, tokens_in: int | None, tokens_out: int | None, batch: bool = False) -> float | None:
+        """US dollars for one request (`batch`: less the model's batch discount); None when the model has no price
+        or a token count is unknown."""
         price = self.price(model)
         if price is None or tokens_in is None or tokens_out is None:
             return None
-        return (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1_000_000
+        cost = (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1_000_000
+        return cost * (1.0 - price.batch_discount) if batch else cost
 
 
 def _price(value) -> bool:

@@ -14,12 +14,10 @@ from pathlib import Path
 from core.dataset.workspace import Workspace
 from core.errors import UsageError
 from core.llm.prompts import prompt_hash
+from core.llm.stored_answers import answer_prediction, cache_answer_counts
 from core.problems import Problem
 from core.records import Prediction
 from core.results.importing import ImportReport
-from core.scoring.answers import parse_answer
-from core.scoring.normalise import MODES
-from core.scoring.scores import NormalisedTruths, instance_counts
 
 
 def import_inspect_logs(ws: Workspace, paths: Sequence[str | Path], model: str | None = None) -> ImportReport:
@@ -44,11 +42,7 @@ def import_inspect_logs(ws: Workspace, paths: Sequence[str | Path], model: str |
         if predictions:
             report.stored[name] = report.stored.get(name, 0) + ws.store_predictions(
                 name, predictions, sources=[str(path)], note=f"inspect_ai log {Path(path).name}")
-    rows = ws.instance_rows()
-    truths = NormalisedTruths(ws, frozenset(MODES))
-    for name in report.stored:
-        instance_counts(ws, name, rows, truths.modes, truths)  # scored now, as import-results does
-    truths.release()
+            cache_answer_counts(ws, name, predictions)  # scored now, as import-results does
     return report
 
 
@@ -65,7 +59,6 @@ def _prediction(ws: Workspace, sample, model: str, path: str, report: ImportRepo
                                              "skipped", "warning", instance.id))
         return None
     answer = sample.output.completion if sample.output is not None else ""
-    parsed = parse_answer(answer, instance.ground_truth.keys)
     usage = sample.output.usage if sample.output is not None else None
     system = next((m.text for m in sample.input if getattr(m, "role", "") == "system"), "") \
         if isinstance(sample.input, list) else ""
@@ -73,8 +66,7 @@ def _prediction(ws: Workspace, sample, model: str, path: str, report: ImportRepo
         if isinstance(sample.input, list) else str(sample.input)
     wording = str(metadata.get("wording", ""))
     release = wording.split(":", 1)[1] if wording.startswith("release:") else ""
-    return Prediction(instance.id, model, instance.language, parsed.graph, answer, parsed.problems,
-                      prompt_hash=prompt_hash(system, user, release), prompt_wording=wording,
-                      tokens_in=usage.input_tokens if usage else None,
-                      tokens_out=usage.output_tokens if usage else None,
-                      latency_s=sample.total_time, source=path)
+    return answer_prediction(instance, instance.ground_truth.keys, answer, model=model, finish_reason=None,
+                             prompt_hash=prompt_hash(system, user, release), prompt_wording=wording, source=path,
+                             tokens_in=usage.input_tokens if usage else None,
+                             tokens_out=usage.output_tokens if usage else None, latency_s=sample.total_time)

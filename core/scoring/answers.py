@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from core.records import CallGraph, Prediction
 from core.scoring.rules import DEFAULT_RULES, PAPER, STUDIO, base_rules, without_thinking
 from core.scoring.thinking import blank_thinking, thinking_span
+from core.wording import short_list
 
 PAPER_NO_CALLS = frozenset({"none", "n/a", "no function calls", "no calls"})  # and "", compared lower-cased
 NO_CALLS = "none"  # what `answer_text` writes for a question with no callees
@@ -140,7 +141,7 @@ def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     else:
         missing = [str(n) for n in unanswered_questions(lines, keys)]
         if missing:
-            problems.append(f"no answer for question{'s' if len(missing) > 1 else ''} {_short_list(missing)}")
+            problems.append(f"no answer for question{'s' if len(missing) > 1 else ''} {short_list(missing)}")
     problems.extend(problem for line in answers for problem in line.problems)
     mapping = {line.key: list(line.callees) for line in answers}
     return ParsedAnswer(CallGraph.from_dict({key: mapping.get(key, ()) for key in keys}), tuple(problems))
@@ -345,6 +346,3 @@ def _clip(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _short_list(items: list[str], limit: int = 8) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

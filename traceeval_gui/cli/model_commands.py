@@ -205,9 +205,10 @@ def predict_command(args) -> int:
             if report.status in ("interrupted", "cancelled"):
                 break
         answered = [s.stored_name for s in plan if ws.predicted_keys(s.stored_name)]
-        table = score_table(ws, answered[:1], selection, frozenset(MODES)) if answered[:1] == [base.stored_name] \
-            else None
         spread = over_runs_table(ws, answered, selection, MODES) if len(plan) > 1 and answered else None
+        # the first run's table: in the JSON document, or shown when there is no spread to show instead
+        table = score_table(ws, answered[:1], selection, frozenset(MODES)) \
+            if answered[:1] == [base.stored_name] and (args.format == "json" or spread is None) else None
         if args.format == "json":
             runs = [_report_dict(report) for report in reports]
             print_document("predict", {"run": runs[0], "runs": runs, "files": [str(path) for path in files],

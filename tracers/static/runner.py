@@ -136,7 +136,7 @@ def run_baseline(ws: Workspace, name: str, keys: Sequence[str], *, jobs: int = 2
     model = static_model_name(name)
     supported = [key for key in keys if key.split("/", 1)[0] in status.languages]
     source = tool_source(name, status.version)
-    done = {key for key, prediction in ws.predictions(model, supported).items() if prediction.source == source}
+    done = ws.predicted_keys_from(model, source) & set(supported)
     todo = [key for key in supported if key not in done]
     report = BaselineReport(name, status.version, len(keys), len(done), len(keys) - len(supported))
     started = monotonic()

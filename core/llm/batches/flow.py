@@ -24,7 +24,7 @@ from core.llm.batches.providers import BatchService, RemoteBatch, service
 from core.llm.batches.request_lines import RequestLine, limits, request_line, split
 from core.llm.batches.results import MISSING, SUCCEEDED, BatchAnswer, read_results
 from core.llm.batches.store import CANCELLED, COLLECTED, FAILED, PREPARED, SUBMITTED, BatchRow, BatchStore
-from core.llm.endpoints import BOTH_LIMITS, RunSettings, remembered_token_limit_field, resolve_api_key
+from core.llm.endpoints import RunSettings, resolve_api_key, token_limit_field_for
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import PromptWording
 from core.llm.prompts import build_prompt
@@ -78,8 +78,7 @@ def prepare(ws: Workspace, settings: BatchSettings, keys: Sequence[str], wording
     unique = list(dict.fromkeys(keys))
     answered = set() if redo else ws.predicted_keys(settings.name)
     waiting = store.open_keys(settings.name)
-    limit_field = settings.token_limit_field or remembered_token_limit_field(settings.base_url, settings.model) \
-        or BOTH_LIMITS
+    limit_field = token_limit_field_for(settings.base_url, settings.model, settings.token_limit_field)
     lines: list[RequestLine] = []
     for key in unique:
         if key in answered:
@@ -360,9 +359,9 @@ def _seconds_since(stamp: str) -> float | None:
 def _batch_cost(prices: PriceTable | None, batch: BatchRow, answer: BatchAnswer) -> float | None:
     """What the answer cost: the price table's, less the model's batch discount (`core.llm.prices`); a local
     vLLM run is not priced."""
-    price = prices.price(batch.endpoint_model) if prices is not None and batch.provider != "vllm" else None
-    cost = prices.cost(batch.endpoint_model, answer.tokens_in, answer.tokens_out) if price and prices else None
-    return None if cost is None or price is None else cost * (1.0 - price.batch_discount)
+    if prices is None or batch.provider == "vllm":
+        return None
+    return prices.cost(batch.endpoint_model, answer.tokens_in, answer.tokens_out, batch=True)
 
 
 def _counts_text(row: BatchRow) -> str:
