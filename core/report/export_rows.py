@@ -22,7 +22,7 @@ from core.records import CallGraph
 from core.scoring.metrics import instance_scores
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES
-from core.scoring.scores import Selection, instance_counts, instance_diffs
+from core.scoring.scores import NormalisedTruths, Selection, instance_counts, instance_diffs
 
 Row = dict[str, Any]
 
@@ -139,8 +139,16 @@ def prediction_records(ws: Workspace, models: Sequence[str], selection: Selectio
 def score_records(ws: Workspace, models: Sequence[str], selection: Selection, modes: Iterable[str] = MODES,
                   rules: str = DEFAULT_RULES) -> Iterator[Row]:
     rows = selection.rows(ws)
+    truths = NormalisedTruths(ws, frozenset(modes), rules)  # normalised once for every model
+    try:
+        yield from _score_rows(ws, models, rows, truths)
+    finally:
+        truths.release()
+
+
+def _score_rows(ws: Workspace, models: Sequence[str], rows, truths: NormalisedTruths) -> Iterator[Row]:
     for model in models:
-        counts = instance_counts(ws, model, rows, frozenset(modes), rules=rules)
+        counts = instance_counts(ws, model, rows, truths.modes, truths, truths.rules)
         for row in rows:
             if row.key in counts:
                 c = counts[row.key]
@@ -152,8 +160,16 @@ def score_records(ws: Workspace, models: Sequence[str], selection: Selection, mo
 def edge_records(ws: Workspace, models: Sequence[str], selection: Selection, modes: Iterable[str] = MODES,
                  rules: str = DEFAULT_RULES) -> Iterator[Row]:
     rows = selection.rows(ws)
+    truths = NormalisedTruths(ws, frozenset(modes), rules)  # normalised once for every model
+    try:
+        yield from _edge_rows(ws, models, rows, truths)
+    finally:
+        truths.release()
+
+
+def _edge_rows(ws: Workspace, models: Sequence[str], rows, truths: NormalisedTruths) -> Iterator[Row]:
     for model in models:
-        diffs = instance_diffs(ws, model, rows, modes, rules)
+        diffs = instance_diffs(ws, model, rows, truths.modes, truths.rules, truths)
         for row in rows:
             diff = diffs.get(row.key)
             if diff is None:

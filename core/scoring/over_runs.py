@@ -17,7 +17,7 @@ from core.dataset.workspace import Workspace
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES, rules_title
 from core.scoring.run_family import families
-from core.scoring.scores import Selection, TableRow, instance_diffs, score_table
+from core.scoring.scores import NormalisedTruths, Selection, TableRow, instance_diffs, score_table
 
 METRICS = ("precision", "recall", "f1")
 AVERAGE = "average"
@@ -107,9 +107,11 @@ def _spreads(per_run: Sequence[TableRow], languages: Sequence[str]) -> dict[str,
 def agreement(ws: Workspace, runs: Sequence[str], rows, modes: frozenset[str], rules: str = DEFAULT_RULES) -> Agreement:
     """Per program, how many different normalised edge sets the runs predicted."""
     answers: dict[str, list[frozenset]] = {}
+    truths = NormalisedTruths(ws, frozenset(modes), rules)  # normalised once for every run
     for name in runs:
-        for key, diff in instance_diffs(ws, name, rows, modes, rules).items():
+        for key, diff in instance_diffs(ws, name, rows, modes, rules, truths).items():
             answers.setdefault(key, []).append(frozenset(diff.tp) | frozenset(diff.fp))
+    truths.release()
     everywhere = {key: sets for key, sets in answers.items() if len(sets) == len(runs)}
     distinct = {key: len(set(sets)) for key, sets in everywhere.items()}
     return Agreement(len(everywhere), sum(1 for n in distinct.values() if n == 1), len(answers) - len(everywhere),

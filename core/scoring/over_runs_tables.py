@@ -7,7 +7,7 @@ import io
 from core.languages import registry
 from core.payloads import json_document
 from core.scoring.over_runs import AVERAGE, METRICS, SD_RULE, FamilyRow, OverRunsTable, spread_text
-from core.scoring.tables import METRIC_LABELS
+from core.scoring.tables import METRIC_LABELS, aligned_lines
 
 FORMATS = ("text", "md", "csv", "json")
 OVER_RUNS_SCHEMA = "score-over-runs"
@@ -43,11 +43,7 @@ def _cells(table: OverRunsTable, row: FamilyRow) -> list[str]:
 
 
 def _text(table: OverRunsTable) -> str:
-    lines = [[*_header(table)], *[_cells(table, row) for row in table.rows]]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
-    out = [describe(table)]
-    out += ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(line))
-            for line in lines]
+    out = [describe(table), *aligned_lines([[*_header(table)], *[_cells(table, row) for row in table.rows]])]
     out += _notes(table)
     return "\n".join(out) + "\n"
 

@@ -15,6 +15,7 @@ from core.payloads import json_document
 from core.scoring.paired import MACRO, PairedRow, PairedStats
 from core.scoring.rules import rules_title
 from core.scoring.scores import SCORER_VERSION
+from core.scoring.tables import aligned_lines
 
 PAIRED_FORMATS = ("text", "json", "csv", "md")
 PAIRED_SCHEMA = "paired-stats"
@@ -81,11 +82,7 @@ def _text(stats: PairedStats) -> str:
     if not stats.rows:
         return "\n".join(lines + ["no program has results from both models"] + notes(stats)[1:]) + "\n"
     table = [column_titles(stats.confidence)] + [[row_title(r.language)] + row_cells(r) for r in stats.rows]
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-    lines.append("")
-    for cells in table:
-        lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(cells, widths))).rstrip())
+    lines += ["", *aligned_lines(table)]
     wrapped = [textwrap.fill(note, 110, subsequent_indent="  ") for note in notes(stats)]
     return "\n".join(lines + [""] + wrapped) + "\n"
 

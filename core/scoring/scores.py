@@ -159,14 +159,17 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
 
 
 def instance_diffs(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: Iterable[str] = MODES,
-                   rules: str = DEFAULT_RULES) -> dict[str, EdgeDiff]:
+                   rules: str = DEFAULT_RULES, truths: NormalisedTruths | None = None) -> dict[str, EdgeDiff]:
     """TP/FP/FN edges (after normalisation) of one model on every selected instance it answered: the edges
-    `instance_counts` counts, read in one pass (not cached)."""
-    truths = NormalisedTruths(ws, frozenset(modes), rules)
+    `instance_counts` counts, read in one pass (not cached). `truths`, normalised with the same modes and rules,
+    may be shared by several models' calls (the caller releases it)."""
+    own = truths is None
+    truths = truths or NormalisedTruths(ws, frozenset(modes), rules)
     languages = {r.key: r.language for r in rows}
     answered = ws.predicted_keys(model)
     pairs = _normalised_pairs(ws, model, [k for k in languages if k in answered], languages, truths)
-    truths.release()
+    if own:
+        truths.release()
     return {k: diff_edges(truth, predicted) for k, (truth, predicted) in pairs.items()}
 
 

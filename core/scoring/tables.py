@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 
 from core.languages import registry
 from core.payloads import json_document
@@ -19,6 +20,14 @@ FORMATS = ("text", "md", "latex", "csv", "json")
 METRIC_LABELS = (("precision", "P"), ("recall", "R"), ("f1", "F1"))
 DAGGER = "†"
 SCORE_TABLE_SCHEMA = "score-table"
+
+
+def aligned_lines(grid: Sequence[Sequence[str]], left: int = 1) -> list[str]:
+    """Rows of cells as aligned text: the first `left` columns left-justified, the others right-justified, two
+    spaces apart (no trailing spaces)."""
+    widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
+    return ["  ".join(cell.ljust(width) if i < left else cell.rjust(width)
+                      for i, (cell, width) in enumerate(zip(row, widths))).rstrip() for row in grid]
 
 
 def render_table(table: ScoreTable, fmt: str = "text") -> str:

@@ -364,6 +364,7 @@ def show_runs(args) -> int:
 
 def _ledger_text(bill, total: dict) -> str:
     from core.llm.ledger import money
+    from core.scoring.tables import aligned_lines
 
     if not bill:
         return "no model requests yet (traceeval predict DATASET --model M --base-url URL)\n"
@@ -377,9 +378,6 @@ def _ledger_text(bill, total: dict) -> str:
     lines.append(("total", "", "", f"{total['requests']:,}", f"{total['failed']:,}", f"{total['tokens_in']:,}",
                   f"{total['tokens_out']:,}", money(total["cost_usd"]), f"{total['request_s']:.1f}",
                   f"{total['wall_s']:.0f}"))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i]) for i, cell in enumerate(line))
-            for line in lines]
-    return "\n".join(text) + "\n(tokens and cost of fresh answers; answers from the cache cost nothing; wall s is " \
-                              "the run's, shared by its languages)\n"
+    return "\n".join(aligned_lines(lines, left=3)) + ("\n(tokens and cost of fresh answers; answers from the cache "
+                                                      "cost nothing; wall s is the run's, shared by its languages)\n")
 
