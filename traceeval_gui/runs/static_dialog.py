@@ -55,6 +55,7 @@ class RunStaticAnalyzerDialog(QDialog):
         self.state = state
         self.request: StaticRunRequest | None = None
         self.statuses: dict[str, ToolStatus] = {}
+        self._analysed: dict[str, set[str]] = {}  # per tool: what its version did, read once
         layout = QVBoxLayout(self)
         intro = QLabel("A static call-graph analyzer reads each program's source in the sandbox, without running "
                        "it. Its graph is named with TraceEval's names and stored as model <b>static:TOOL</b>, "
@@ -128,20 +129,23 @@ class RunStaticAnalyzerDialog(QDialog):
     def choose(self, tool: str) -> None:
         self.tool_buttons[tool].setChecked(True)
 
-    def keys_to_analyse(self, tool: str) -> tuple[list[str], int, int]:
-        """(the programs to analyse, how many are not in its languages, how many it already analysed in this
-        version)."""
-        keys = self.programs.selected_keys()
+    def keys_to_analyse(self, tool: str, keys: list[str] | None = None) -> tuple[list[str], int, int]:
+        """(the programs of `keys` (default: the selected ones) to analyse, how many are not in its languages, how
+        many it already analysed in this version)."""
+        keys = self.programs.selected_keys() if keys is None else keys
         supported = [key for key in keys if key.split("/", 1)[0] in TOOLS[tool].languages]
-        model = static_model_name(tool)
-        status = self.statuses.get(tool)
-        sources = next((m.sources for m in self.state.opened.models if m.name == model), ()) if self.state.opened \
-            else ()
-        done: set[str] = set()
-        if status is not None and tool_source(tool, status.version) in sources and self.state.workspace is not None:
-            done = self.state.workspace.predicted_keys(model)
+        done = self._analysed_by(tool)
         todo = [key for key in supported if key not in done]
         return todo, len(keys) - len(supported), len(supported) - len(todo)
+
+    def _analysed_by(self, tool: str) -> set[str]:
+        """The programs this version of `tool` has analysed (what a run skips), asked once per tool."""
+        status, ws = self.statuses.get(tool), self.state.workspace
+        if status is None or ws is None:
+            return set()
+        if tool not in self._analysed:
+            self._analysed[tool] = ws.predicted_keys_from(static_model_name(tool), tool_source(tool, status.version))
+        return self._analysed[tool]
 
     def _update_counts(self, *_args) -> None:
         tool = self.chosen_tool()
@@ -151,7 +155,7 @@ class RunStaticAnalyzerDialog(QDialog):
             self.counts_label.setText(text + ": choose an analyzer")
             self.run_button.setEnabled(False)
             return
-        todo, unsupported, done = self.keys_to_analyse(tool)
+        todo, unsupported, done = self.keys_to_analyse(tool, keys)
         if unsupported:
             text += f", {unsupported:,} in languages {TOOLS[tool].title} does not read"
         if done:
@@ -192,7 +196,8 @@ class RunStaticAnalyzerDialog(QDialog):
         tool = self.chosen_tool()
         if tool is None:
             return
-        todo, _, _ = self.keys_to_analyse(tool)
-        self.request = StaticRunRequest(tool, tuple(self.programs.selected_keys()), len(todo), self.jobs_spin.value(),
+        keys = self.programs.selected_keys()
+        todo, _, _ = self.keys_to_analyse(tool, keys)
+        self.request = StaticRunRequest(tool, tuple(keys), len(todo), self.jobs_spin.value(),
                                         float(self.timeout_spin.value()))
         self.accept()
