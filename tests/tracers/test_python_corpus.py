@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.dataset.layout import load_program
+from tests.tracers.expected_children import check_children
 from tracers.base import TraceOptions
 from tracers.python import PythonTracer, c_backend_available
 from tracers.sandbox import Limits
@@ -49,3 +50,4 @@ def test_corpus_case(case, backend):
     if expected.get("unresolved"):
         assert run.unresolved, "the dynamically created code should be reported as unresolved"
     assert not [w for w in run.warnings if "C profiler not available" in w]
+    check_children(run, expected)
