@@ -49,8 +49,9 @@ class Children:
         import subprocess
 
         children = self
-        execute_child = subprocess.Popen._execute_child
-        handle_exitstatus = subprocess.Popen._handle_exitstatus
+        popen = subprocess.Popen  # its private POSIX methods, the same from 3.11 to 3.14
+        execute_child = popen._execute_child  # type: ignore[attr-defined]
+        handle_exitstatus = popen._handle_exitstatus  # type: ignore[attr-defined]
 
         def _execute_child(popen, args, executable, *rest):
             return children.execute_child(execute_child, popen, args, executable, rest)
@@ -60,8 +61,8 @@ class Children:
             children.ended(popen.pid, popen.returncode)
             return result
 
-        subprocess.Popen._execute_child = _execute_child
-        subprocess.Popen._handle_exitstatus = _handle_exitstatus
+        popen._execute_child = _execute_child  # type: ignore[attr-defined]
+        popen._handle_exitstatus = _handle_exitstatus  # type: ignore[attr-defined]
         sys.addaudithook(self.audit)
 
     def write_process(self, argv):
