@@ -46,12 +46,19 @@ class Children:
         self.in_subprocess = False
 
     def install(self):
-        import subprocess
+        """The audit hook now; `subprocess` is patched when the program imports it (importing it here
+        would cost every traced process some milliseconds)."""
+        sys.addaudithook(self.audit)
+        if "subprocess" in sys.modules:
+            self.patch(sys.modules["subprocess"])
+        else:
+            sys.meta_path.insert(0, _PatchOnImport(self))
 
+    def patch(self, subprocess):
         children = self
-        popen = subprocess.Popen  # its private POSIX methods, the same from 3.11 to 3.14
-        execute_child = popen._execute_child  # type: ignore[attr-defined]
-        handle_exitstatus = popen._handle_exitstatus  # type: ignore[attr-defined]
+        popen_class = subprocess.Popen  # its private POSIX methods, the same from 3.11 to 3.14
+        execute_child = popen_class._execute_child
+        handle_exitstatus = popen_class._handle_exitstatus
 
         def _execute_child(popen, args, executable, *rest):
             return children.execute_child(execute_child, popen, args, executable, rest)
@@ -61,9 +68,8 @@ class Children:
             children.ended(popen.pid, popen.returncode)
             return result
 
-        popen._execute_child = _execute_child  # type: ignore[attr-defined]
-        popen._handle_exitstatus = _handle_exitstatus  # type: ignore[attr-defined]
-        sys.addaudithook(self.audit)
+        popen_class._execute_child = _execute_child
+        popen_class._handle_exitstatus = _handle_exitstatus
 
     def write_process(self, argv):
         self.write(b'["P","python",%d,%s]\n' % (os.getpid(), self.json_list(argv)))
@@ -159,3 +165,29 @@ def _argv(args, shell):
         args = [args]
     argv = [os.fsdecode(arg) if isinstance(arg, (bytes, os.PathLike)) else str(arg) for arg in args]
     return ["/bin/sh", "-c", *argv] if shell else argv
+
+
+class _PatchOnImport:
+    """A meta-path finder that lets `subprocess` be imported as usual, then patches it (once)."""
+
+    def __init__(self, children):
+        self.children = children
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "subprocess":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+        children = self.children
+
+        def exec_and_patch(module):
+            exec_module(module)
+            children.patch(module)
+
+        spec.loader.exec_module = exec_and_patch  # type: ignore[method-assign]
+        return spec
