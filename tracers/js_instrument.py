@@ -7,12 +7,13 @@ every original line keeps its number (stack traces and call-site lines stay true
   setters, constructors) gets `const __te_f = __te.enter(<name>); try {` after its opening
   brace (after a directive prologue) and `} finally { __te.x(__te_f); }` before its closing
   brace; an arrow with an expression body gets a block body with `return (<expr>);`;
-- instance field initialisers of a base class with an explicit constructor run before that
-  constructor's body, so each value `v` (unless it is itself a function or class, whose name
-  inference must stay) becomes `__te.fi(this, <constructor>, () => (v))`, which puts the
-  constructor's frame on the stack for them, and the constructor's body adopts that frame
-  (`__te.ce(this, <constructor>)` instead of `__te.enter`): one rule for every class shape,
-  derived classes' fields already running inside their constructor after `super()`;
+- instance field initialisers of a class with an explicit constructor run in that constructor's
+  frame: each value `v` (unless it is itself a function or class, whose name inference must
+  stay) of a base class becomes `__te.fi(this, <constructor>, () => (v))`, which pushes the
+  constructor's frame before its body runs, and the body adopts that frame
+  (`__te.ce(this, <constructor>)` instead of `__te.enter`); a derived class's fields run when
+  `super()` returns, in the constructor, or in an arrow that called `super()`, so their values
+  become `__te.fd(<constructor>, () => (v))`, which brings the constructor's frame back on top;
 - a module gets `const __te_f = __te.m(<module>);` after its hashbang and directives and
   `__te.x(__te_f);` at its end (its top-level code runs as the module node);
 - every call and `new` sets the call-site line right before the call happens, after its
@@ -140,21 +141,27 @@ class _Instrumenter:
             self._add(body.end_byte, True, depth, ");" + leave + " }")
 
     def _field_initialisers(self, body: TsNode, depth: int) -> None:
-        """A base class's instance fields run before its explicit constructor: give them its frame."""
+        """Instance fields of a class with an explicit constructor run under that constructor's frame.
+
+        A base class runs them before the constructor's body (`fi` pushes the frame, the body
+        adopts it); a derived class runs them when `super()` returns, normally in the constructor
+        already, but `super()` may sit in an arrow (`fd` brings the constructor's frame back).
+        """
         klass = body.parent
-        if klass is None or any(child.type == "class_heritage" for child in klass.named_children):
-            return  # a derived class runs its fields after `super()` returns, in its constructor
         constructor = next((member for member in body.named_children if _is_constructor(member)), None)
-        if constructor is None:
-            return  # no constructor node: the fields run in the frame that ran `new C()`
+        if klass is None or constructor is None:
+            return  # no constructor node: the fields run in the frame that ran `new C()` or `super()`
+        derived = any(child.type == "class_heritage" for child in klass.named_children)
         name = json.dumps(self._name_of(constructor, record=False))
+        opening = f"__te.fd({name}, () => (" if derived else f"__te.fi(this, {name}, () => ("
         for field in body.named_children:
             value = field.child_by_field_name("value") if field.type == "field_definition" else None
             if value is None or _is_static(field) or _unparenthesised(value).type in FUNCTION_VALUES:
                 continue
-            self._add(value.start_byte, False, depth, f"__te.fi(this, {name}, () => (")
+            self._add(value.start_byte, False, depth, opening)
             self._add(value.end_byte, True, depth, "))")
-            self.adopting.add(constructor.id)
+            if not derived:
+                self.adopting.add(constructor.id)
 
     def _call_line(self, arguments: TsNode | None, callee: TsNode | None, call: TsNode, depth: int) -> None:
         """Set the call-site line after the arguments are evaluated, just before the call."""

@@ -16,6 +16,7 @@ function staticField() { return 13; }
 function staticBlock() { return 14; }
 function failing() { throw new Error('no'); }
 function afterFailure() { return 15; }
+function arrowSuperField() { return 16; }
 
 class WithCtor {
   plain = basePlain();
@@ -35,6 +36,14 @@ class Derived extends NoCtor {
   extra = derivedField();
   constructor() {
     super();
+  }
+}
+
+class ArrowSuper extends NoCtor {
+  own = arrowSuperField();
+  constructor() {
+    const init = () => super();
+    init();
   }
 }
 
@@ -71,7 +80,7 @@ function defineStatics() {
 }
 
 function makeAll() {
-  const made = [new WithCtor(), new NoCtor(), new Derived(), new DerivedNoCtor(), new Leaf(), new Expr(), new Anon()];
+  const made = [new WithCtor(), new NoCtor(), new Derived(), new ArrowSuper(), new DerivedNoCtor(), new Leaf(), new Expr(), new Anon()];
   try {
     new Fragile();
   } catch (error) {
