@@ -9,6 +9,7 @@ public class Main {
     static int staticField() { return 8; }
     static int staticBlock() { return 9; }
     static int staticOnly() { return 10; }
+    static int chainField() { return 11; }
 
     static class WithCtor {
         int plain = Main.basePlain();
@@ -49,6 +50,17 @@ public class Main {
         int l = Main.leafField();
     }
 
+    static class Chained {
+        int c = Main.chainField();
+
+        Chained() {
+            this(1);
+        }
+
+        Chained(int x) {
+        }
+    }
+
     static class WithBlock {
         static int s = Main.staticField();
 
@@ -67,6 +79,7 @@ public class Main {
         new Derived();
         new DerivedNoCtor();
         new Leaf();
+        new Chained();
         return WithBlock.s + WithoutBlock.s;
     }
 
