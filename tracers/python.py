@@ -33,6 +33,12 @@ Attribution rules (what counts as the caller of a program frame):
   join the run's, and it is named in the run's `children` with the edges it saw; `-c`/`-m`
   children and other programs are listed untraced (`tracers.child_processes`).
 
+Where Python puts calls outside any node: class bodies and comprehensions (above); default
+argument values and decorators are evaluated when `def`/`class` runs, so their calls are the
+enclosing scope's; methods Python generates from strings (a dataclass's `__init__`) are not
+program code, so what they call (`field(default_factory=f)`, `__post_init__`) is called by
+the frame that ran `C()`, like Java's implicit constructors.
+
 Backends: the C extension `python_runtime._profiler` when built (`pip install -e .`), else
 the pure-Python `sys.setprofile` fallback; `check()` says which one is active.
 """
