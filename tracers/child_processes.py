@@ -57,8 +57,11 @@ def read_child_logs(folder: Path, limits: Limits) -> ChildLogs:
                                       f"{MAX_ENTRIES} entries; the rest were not read")
                 break
             name = entry.name[:80]
-            mode = entry.stat(follow_symlinks=False).st_mode
-            if not stat.S_ISREG(mode) or not name.endswith(".jsonl"):
+            try:
+                regular = stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+            except OSError:
+                regular = False
+            if not regular or not entry.name.endswith(".jsonl"):
                 refused += 1
                 if refused <= 5:
                     found.warnings.append(f"child-process log {name!r} not read: not a regular .jsonl file")
