@@ -35,20 +35,20 @@ def test_missing_asm_says_which_package_to_install(monkeypatch, tmp_path):
 @needs_jdk
 def test_agent_jar_is_built_into_the_cache_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("TRACEEVAL_CACHE_DIR", str(tmp_path))
-    jar = java_toolchain.agent_jar()
+    jar = java_toolchain.agent_jar(java_toolchain.find_jdk())
     assert jar.is_file() and jar.parent.parent == tmp_path
     with zipfile.ZipFile(jar) as archive:
         manifest = archive.read("META-INF/MANIFEST.MF").decode()
         names = archive.namelist()
     assert "Premain-Class: traceeval.agent.TraceAgent" in manifest and "asm.jar" in manifest
     assert "traceeval/agent/CompileServer.class" in names
-    assert java_toolchain.agent_jar() == jar  # reused, not rebuilt
+    assert java_toolchain.agent_jar(java_toolchain.find_jdk()) == jar  # reused, not rebuilt
 
 
 @needs_jdk
 def test_compile_server_survives_a_crash_and_serves_threads(tmp_path):
     jdk = java_toolchain.find_jdk()
-    classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(), *java_toolchain.asm_jars()))
+    classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(jdk), *java_toolchain.asm_jars()))
     server = CompileServer(jdk.java, classpath)
     try:
         programs = sorted(DEMO.iterdir())

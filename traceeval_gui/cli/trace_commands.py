@@ -16,6 +16,7 @@ from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
+from tracers.java_doctor import jdk_rows
 from tracers.retrace import retrace as retrace_instances
 from tracers.sandbox import Limits
 from tracers.sandbox_doctor import sandbox_report
@@ -91,8 +92,9 @@ def retrace(args) -> int:
 
 def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
-    rows += sandbox_report()
-    optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
+    rows += chosen_jdk + sandbox_report()
+    optional = other_jdks + analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
     status = 0 if all(ok for _, ok, _ in rows) else 1
     if args.format != "text":
         records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]
