@@ -1,7 +1,10 @@
-"""The Java tracer: a warm javac, an ASM agent, one sandboxed JVM per program run.
+"""The Java tracer: a warm javac, an ASM agent, one sandboxed JVM per program run, on any JDK 17 to 25.
 
+0. The JDK is `$TRACEEVAL_JAVA_HOME`'s, else PATH's, else `$JAVA_HOME`'s (`java_toolchain`);
+   `JavaTracer(jdk)` pins one (doctor's probes). Each JDK has its own compile server and agent jar.
 1. Nodes come from core/symbols (tree-sitter), so names are exactly TraceEval's.
-2. The program copy is compiled by the shared compile server (`java_compiler`), which also
+2. The program copy is compiled by the shared compile server (`java_compiler`) with `--release 17`
+   (or the JDK's own level if it needs Java 21+: a run warning says so), which also
    describes every compiled method (SourceFile, first line); `java_plan` maps each method to
    its node by span (never by descriptor) and says what is transparent or not instrumented.
    Its docstring is where calls that have no node of their own go: lambdas -> the enclosing

@@ -5,6 +5,7 @@ once per Python process. Requests go over stdin/stdout (protocol in CompileServe
 at a time under a lock (traces from several threads share it). A request that takes longer
 than its timeout kills the server; the next request starts a new one, as after a crash.
 The server is stopped at interpreter exit. javac never runs program code (`-proc:none`).
+`compile_program` picks the level: `--release 17` first (see java_toolchain for why).
 """
 from __future__ import annotations
 
