@@ -16,7 +16,6 @@ from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
-from tracers.java_doctor import jdk_rows
 from tracers.retrace import retrace as retrace_instances
 from tracers.sandbox import Limits
 from tracers.sandbox_doctor import sandbox_report
@@ -91,6 +90,8 @@ def retrace(args) -> int:
 
 
 def doctor(args) -> int:
+    from tracers.java_doctor import jdk_rows  # here: it imports the Java tracer (tree-sitter), slow for startup
+
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
     rows += chosen_jdk + sandbox_report()
