@@ -10,7 +10,12 @@
    Its docstring is where calls that have no node of their own go: lambdas -> the enclosing
    method; field initialisers -> the explicit constructor running them, or (implicit default
    constructor, static initialisers without a `static {}` block) the frame below, i.e. the
-   method that ran `new C()` or first used the class.
+   method that ran `new C()` or first used the class (docs/benchmark.md, next to the
+   JavaScript rule). Where the JVM forces that: implicit constructors, a `<clinit>` without
+   `static {}`, record accessors and enum `values`/`valueOf` are not nodes; javac copies field
+   initialisers only into constructors that call `super(...)`, so with `this(...)` chaining
+   they are the last constructor's; a lambda written in a field initialiser has no enclosing
+   node, so its calls are the frame's that runs it.
 3. The program runs in its own JVM inside `run_sandboxed` with the agent (`java_agent/`),
    which keeps a shadow stack per thread: the caller of an edge is the nearest program frame
    (JDK frames are not instrumented, so a callback from `Collections.sort` or a stream is the

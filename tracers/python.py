@@ -29,6 +29,12 @@ Attribution rules (what counts as the caller of a program frame):
   loop (`call_soon`) falls back to the frames below the loop;
 - self-edges are dropped; the call-site line is the caller frame's current line.
 
+Where Python puts calls outside any node: class bodies and comprehensions (above); default
+argument values and decorators are evaluated when `def`/`class` runs, so their calls are the
+enclosing scope's; methods Python generates from strings (a dataclass's `__init__`) are not
+program code, so what they call (`field(default_factory=f)`, `__post_init__`) is called by
+the frame that ran `C()`, like Java's implicit constructors.
+
 Backends: the C extension `python_runtime._profiler` when built (`pip install -e .`), else
 the pure-Python `sys.setprofile` fallback; `check()` says which one is active.
 """
