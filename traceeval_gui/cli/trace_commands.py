@@ -92,9 +92,12 @@ def retrace(args) -> int:
 
 
 def doctor(args) -> int:
+    from tracers.java_doctor import jdk_rows  # here: it imports the Java tracer (tree-sitter), slow for startup
+
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
-    rows += sandbox_report()
-    optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
+    rows += chosen_jdk + sandbox_report()
+    optional = other_jdks + analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
     status = 0 if all(ok for _, ok, _ in rows) else 1
     if args.format != "text":
         records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]
