@@ -111,9 +111,16 @@ final class ChildProcesses {
                 return null;
             }
             try {
-                ClassReader reader = new ClassReader(bytes);
+                ClassReader reader = ClassFiles.reader(bytes);
+                int version = ClassFiles.version(bytes);
                 ClassWriter writer = new TraceAgent.LoaderClassWriter(null);
                 reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+                    @Override
+                    public void visit(int lifted, int access, String name, String signature, String superName,
+                                      String[] interfaces) {
+                        super.visit(version, access, name, signature, superName, interfaces);  // its own version
+                    }
+
                     @Override
                     public MethodVisitor visitMethod(int access, String name, String descriptor,
                                                      String signature, String[] exceptions) {
@@ -123,7 +130,7 @@ final class ChildProcesses {
                 }, ClassReader.SKIP_FRAMES);
                 return writer.toByteArray();
             } catch (Throwable error) {
-                // ASM cannot read this JDK's class files (newer than it knows): other programs are not
+                // A JDK class file ASM cannot read even through ClassFiles: other programs are not
                 // listed, java children are still traced. Said in docs/benchmark.md, not on every run.
                 return null;
             }
