@@ -16,6 +16,7 @@ from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
+from tracers.python import backend_rows as python_backend_rows
 from tracers.retrace import retrace as retrace_instances
 from tracers.sandbox import Limits
 from tracers.sandbox_doctor import sandbox_report
@@ -93,6 +94,7 @@ def doctor(args) -> int:
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     rows += sandbox_report()
     optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    optional += python_backend_rows()  # each Python found and its profiler backend: informative
     status = 0 if all(ok for _, ok, _ in rows) else 1
     if args.format != "text":
         records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]
