@@ -72,10 +72,10 @@ class PythonBackend:
         key = (caller, callee, site)
         count = self.counted.get(key)
         if count is None:
-            line = f.f_lineno if site >= 0 else -1 - site
             self.counted[key] = 1
-            self.lines[key] = line
-            recorder.new_edge(caller, callee, line)
+            if key not in self.lines:  # the monitoring backend's fast path may have seen it
+                line = self.lines[key] = f.f_lineno if site >= 0 else -1 - site
+                recorder.new_edge(caller, callee, line)
         else:
             self.counted[key] = count + 1
 
@@ -96,6 +96,7 @@ class MonitoringBackend(PythonBackend):
         super().__init__(recorder)
         recorder.thread_hook = None  # events reach every thread: no per-thread hook
         self.tool = tool
+        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> [count, edge key or None]
 
     @staticmethod
     def free_tool():
@@ -124,29 +125,65 @@ class MonitoringBackend(PythonBackend):
             monitoring.register_callback(self.tool, getattr(monitoring.events, event), None)
         monitoring.free_tool_id(self.tool)
 
+    def counts(self):
+        totals = dict(self.counted)
+        for count, edge in list(self.direct.values()):
+            if edge is not None:
+                totals[edge] = totals.get(edge, 0) + count
+        lines = self.lines
+        return [(key[0], key[1], lines[key], count) for key, count in totals.items()]
+
     def _callbacks(self):
-        """The event callbacks, as closures over what they need (no attribute look-ups per call)."""
+        """The event callbacks, as closures over what they need (no attribute look-ups per call).
+
+        The fast path: a program function called straight from a program (or transparent) frame
+        is counted in `direct` under (id(caller code), caller offset, id(callee code)), one dict
+        look-up with no classification and no walk (the code objects are kept alive by
+        `recorder.kinds`, so their ids are not reused). Everything else takes the walk of
+        `PythonBackend._record`."""
         recorder = self.recorder
         kinds = recorder.kinds
         resolve = recorder.resolve
         special = recorder.special
+        new_edge = recorder.new_edge
         record = self._record
+        direct = self.direct
+        lines = self.lines
         frame_of = sys._getframe
         disable = _monitoring().DISABLE
-        program, special_kind = rec.PROGRAM, rec.SPECIAL
+        program, special_kind, callers = rec.PROGRAM, rec.SPECIAL, rec.CALLERS
 
         def started(code, offset):
+            try:
+                caller_frame = frame_of(2)  # 0: this callback, 1: the callee
+            except ValueError:  # the callee is the first frame of a thread started from C
+                caller_frame = None
+            else:
+                key = (id(caller_frame.f_code), caller_frame.f_lasti, id(code))
+                cell = direct.get(key)
+                if cell is not None:
+                    cell[0] += 1
+                    return None
             known = kinds.get(id(code))
             if known is None:
                 kind, callee = resolve(code, frame_of(1))
             else:
                 kind, callee = known[1], known[2]
-            if kind == program:
-                record(frame_of(1), callee)
-            elif kind == special_kind:
+            if kind == special_kind:
                 special(frame_of(1))
-            else:
+                return None
+            if kind != program:
                 return disable
+            if caller_frame is not None:
+                caller_kind, caller = resolve(caller_frame.f_code, caller_frame)
+                if caller_kind in callers:
+                    edge = None if caller == callee else (caller, callee, caller_frame.f_lasti)
+                    direct[key] = [1, edge]
+                    if edge is not None and edge not in lines:
+                        line = lines[edge] = caller_frame.f_lineno
+                        new_edge(caller, callee, line)
+                    return None
+            record(frame_of(1), callee)
             return None
 
         def thrown(code, offset, exception):
