@@ -154,10 +154,11 @@ class MonitoringBackend(PythonBackend):
         program, special_kind, callers = rec.PROGRAM, rec.SPECIAL, rec.CALLERS
 
         def started(code, offset):
+            caller_frame = key = None
             try:
                 caller_frame = frame_of(2)  # 0: this callback, 1: the callee
             except ValueError:  # the callee is the first frame of a thread started from C
-                caller_frame = None
+                pass
             else:
                 key = (id(caller_frame.f_code), caller_frame.f_lasti, id(code))
                 cell = direct.get(key)
