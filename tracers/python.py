@@ -37,6 +37,9 @@ all giving the same records:
   (library code is switched off at its first event, so only program calls cost anything);
 - `python`: the pure-Python `sys.setprofile` fallback (3.10 and 3.11 without the extension).
 `auto` takes the first of these that the interpreter has; `check()` says which one is active.
+One known difference: a thread started with `_thread.start_new_thread` (not `threading.Thread`)
+runs unprofiled under `c` and `python` (the profile hook reaches `threading` threads only), while
+`sys.monitoring` sees its calls: its root frame has no caller, the calls it makes are edges.
 """
 from __future__ import annotations
 
