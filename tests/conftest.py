@@ -27,3 +27,20 @@ def shared_splits() -> Path:
     if not SHARED_SPLITS.is_dir():
         pytest.skip(f"{SHARED_SPLITS} is not on this machine (the benchmark's real split files)")
     return SHARED_SPLITS
+
+
+@pytest.fixture
+def ws(tmp_path):
+    """The demo dataset opened into a fresh workspace (test files that need another dataset define their own)."""
+    from core.dataset.indexing import open_dataset
+    from resources import DEMO_DATASET
+
+    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "demo.sqlite")
+    with workspace:
+        yield workspace
+
+
+@pytest.fixture
+def keys(ws):
+    """Every program key of `ws`, in its order."""
+    return [row.key for row in ws.instance_rows()]

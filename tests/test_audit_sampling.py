@@ -28,13 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 STRONG, WEAK = "illustrative-strong", "illustrative-weak"
 
 
-@pytest.fixture
-def ws(tmp_path):
-    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "demo.sqlite")
-    with workspace:
-        yield workspace
-
-
 def edges_of(items):
     return {(i.instance_key, i.caller, i.callee, i.edge_class) for i in items}
 

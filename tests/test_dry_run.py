@@ -5,22 +5,13 @@ import math
 
 import pytest
 
-from core.dataset.indexing import open_dataset
 from core.llm.dry_run import ASSUMED_TOKENS_PER_QUESTION, dry_run
 from core.llm.endpoints import RunSettings
 from core.llm.prices import Price, PriceTable
 from core.llm.prompts import approximate_tokens, build_prompt
 from core.llm.runner import pending_keys
-from resources import DEMO_DATASET
 
 SETTINGS = RunSettings("http://127.0.0.1:9/v1", "new-model")
-
-
-@pytest.fixture
-def ws(tmp_path):
-    ws, _ = open_dataset(DEMO_DATASET, tmp_path / "demo.sqlite")
-    with ws:
-        yield ws
 
 
 def test_prompts_and_input_tokens_are_those_of_the_prompts_built(ws):

@@ -28,18 +28,6 @@ from tests.llm_server import FakeChatServer, ok, request_prompt_hash
 FAST = 0.01
 
 
-@pytest.fixture
-def ws(tmp_path):
-    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "ws.sqlite")
-    yield workspace
-    workspace.close()
-
-
-@pytest.fixture
-def keys(ws):
-    return [row.key for row in ws.instance_rows()]
-
-
 def final_answer(graph) -> str:
     """The perfect answer with a line only for the questions that have callees (the rest: no line, no calls)."""
     mapping = graph.to_dict()

@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from core.dataset.indexing import open_dataset
 from core.llm.answer_cache import AnswerCache
 from core.llm.endpoints import RunSettings
 from core.llm.prices import PriceTable
@@ -17,24 +16,11 @@ from core.llm.prompts import build_prompt
 from core.llm.runner import CUT_OFF_PROBLEM, pending_keys, run_model
 from core.scoring.normalise import MODES
 from core.scoring.scores import Selection, instance_counts, score_table, scoring_key
-from resources import DEMO_DATASET
 from tests.llm_server import FakeChatServer, answer_text, empty, hang, ok, raw, status, truncated, truth_answers
 from tests.llm_server import request_prompt_hash as server_hash
 
 FAST = 0.01  # backoff base for tests
 SECRET = "sk-test-Zq8Xw1SECRETkey42"
-
-
-@pytest.fixture
-def ws(tmp_path):
-    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "ws.sqlite")
-    yield workspace
-    workspace.close()
-
-
-@pytest.fixture
-def keys(ws):
-    return [row.key for row in ws.instance_rows()]
 
 
 @pytest.fixture

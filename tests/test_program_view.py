@@ -1,22 +1,12 @@
 """One program as every view and export sees it (`core.report.program_view`), on the demo dataset."""
-import pytest
 
-from core.dataset.indexing import open_dataset
 from core.report.evidence import LoadedInstance, load_instance
 from core.report.program_view import ProgramView, parse_program
 from core.symbols import call_site_lines
-from resources import DEMO_DATASET
 from traceeval_gui.item_models.instance_detail import InstanceDetail, InstanceDetailLoader
 
 KNOWN = "python/calcpad_0001"
 A, B = "illustrative-strong", "illustrative-weak"
-
-
-@pytest.fixture
-def ws(tmp_path):
-    ws, _ = open_dataset(DEMO_DATASET, tmp_path / "ws.sqlite")
-    yield ws
-    ws.close()
 
 
 def test_a_program_holds_its_sources_symbols_and_the_models_that_answered(ws):

@@ -68,13 +68,6 @@ def test_the_pacer_holds_requests_once_the_budget_is_spent():
     assert pacer.wait_s() == MAX_WAIT_S  # a reset beyond reason is waited for a minute at most
 
 
-@pytest.fixture
-def ws(tmp_path):
-    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "ws.sqlite")
-    yield workspace
-    workspace.close()
-
-
 def demo_answers(ws):
     table = {build_prompt(ws.instance(r.key)).hash: answer_text(ws.instance(r.key).ground_truth)
              for r in ws.instance_rows()}

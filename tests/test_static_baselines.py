@@ -7,10 +7,8 @@ import pytest
 from core.baselines.naming import name_graph
 from core.baselines.predictions import static_prediction
 from core.baselines.tool_graph import BadToolOutput, ToolEnd, ToolGraph, read_tool_graph
-from core.dataset.indexing import open_dataset
 from core.scoring.answers import parse_answer
 from core.symbols import extract_symbols
-from resources import DEMO_DATASET
 from tests.cli_run import run
 from tracers.sandbox import Limits
 from tracers.static import TOOLS, tool_status
@@ -18,13 +16,6 @@ from tracers.static.runner import analyse
 
 SHAPESHOP = "python/shapeshop_0001"
 SHAPEYARD = "javascript/shapeyard_0001"
-
-
-@pytest.fixture
-def ws(tmp_path):
-    ws, _ = open_dataset(DEMO_DATASET, tmp_path / "demo.sqlite")
-    yield ws
-    ws.close()
 
 
 def _table(instance):

@@ -26,18 +26,6 @@ FAST = 0.01
 
 
 @pytest.fixture
-def ws(tmp_path):
-    workspace, _ = open_dataset(DEMO_DATASET, tmp_path / "ws.sqlite")
-    yield workspace
-    workspace.close()
-
-
-@pytest.fixture
-def keys(ws):
-    return [row.key for row in ws.instance_rows()]
-
-
-@pytest.fixture
 def answers(ws, keys):
     return {build_prompt(ws.instance(key)).hash: answer_text(ws.instance(key).ground_truth) for key in keys}
 

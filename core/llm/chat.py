@@ -79,8 +79,8 @@ class ChatFailure(Exception):
         self.kind, self.message, self.attempts = kind, message, attempts
 
 
-class _Malformed(Exception):
-    """A 200 answer that is not a chat completion."""
+class MalformedAnswer(Exception):
+    """A 200 answer (or a batch result line) that is not a chat completion."""
 
 
 class ChatRequester:
@@ -159,7 +159,7 @@ class ChatRequester:
             except openai.APIConnectionError as error:
                 cause = error.__cause__ or error
                 problem = f"cannot reach {settings.base_url} ({type(cause).__name__}: {cause})"
-            except _Malformed as error:
+            except MalformedAnswer as error:
                 problem = str(error)
             except openai.OpenAIError as error:  # anything else the client raises: this request only
                 raise ChatFailure("instance", f"the client failed: {type(error).__name__}: {error}", attempt) from None
@@ -198,7 +198,7 @@ class ChatRequester:
         """One line, not too long, and never the API key (a server may echo it)."""
         if self._api_key:
             text = text.replace(self._api_key, "***")
-        return clip(" ".join(_valid_text(text).split()), 300)
+        return clip(" ".join(valid_text(text).split()), 300)
 
     def _not_found(self, error: openai.APIStatusError) -> str:
         message = server_message(error)
@@ -257,29 +257,34 @@ async def _ask_cancellable(requester: ChatRequester, messages, label: str,
 
 
 def _read_completion(body: bytes) -> ChatAnswer:
-    """content, finish_reason and usage of choices[0]; _Malformed when it is not a chat completion."""
     try:
-        data = json.loads(body, parse_int=_int_or_none)
+        data = json.loads(body, parse_int=int_or_none)
     except ValueError:
-        raise _Malformed(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
+        raise MalformedAnswer(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
+    return completion_from(data)
+
+
+def completion_from(data: object) -> ChatAnswer:
+    """content, finish_reason and usage of choices[0] of a decoded completion (integers read by `int_or_none`);
+    MalformedAnswer when it is not a chat completion."""
     if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
         error = data["error"]
         detail = error.get("message") if isinstance(error, dict) else error
-        raise _Malformed(f"the endpoint answered with an error: {detail}")
+        raise MalformedAnswer(f"the endpoint answered with an error: {detail}")
     choices = data.get("choices") if isinstance(data, dict) else None
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(choice, dict) or not isinstance(message, dict):
-        raise _Malformed("the answer is not a chat completion (no choices[0].message)")
+    if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
+        raise MalformedAnswer("the answer is not a chat completion (no choices[0].message)")
     content = message.get("content")
     if content is not None and not isinstance(content, str):
-        raise _Malformed(f"the answer's content is a {type(content).__name__}, not text")
+        raise MalformedAnswer(f"the answer's content is a {type(content).__name__}, not text")
     finish_reason = choice.get("finish_reason")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage: dict = data["usage"] if isinstance(data.get("usage"), dict) else {}
     details = usage.get("completion_tokens_details")
     reasoning_tokens = _count_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
     tokens_in, tokens_out = _count_or_none(usage.get("prompt_tokens")), _count_or_none(usage.get("completion_tokens"))
-    return ChatAnswer(_valid_text(content), _valid_text(finish_reason) if isinstance(finish_reason, str) else None,
+    return ChatAnswer(valid_text(content), valid_text(finish_reason) if isinstance(finish_reason, str) else None,
                       tokens_in, _output_tokens(tokens_in, tokens_out, reasoning_tokens, usage.get("total_tokens")),
                       None, reasoning=_reasoning(message, content), reasoning_tokens=reasoning_tokens)
 
@@ -301,20 +306,20 @@ def _reasoning(message: dict, content: str | None) -> str | None:
     for name in REASONING_FIELDS:
         value = message.get(name)
         if isinstance(value, str) and value.strip():
-            return _valid_text(value)
-    return _valid_text(thinking_text(content)) or None
+            return valid_text(value)
+    return valid_text(thinking_text(content)) or None
 
 
-def _int_or_none(digits: str) -> int | None:
+def int_or_none(digits: str) -> int | None:
     """A JSON integer, or None for one too long to be a count (Python refuses over 4,300 digits)."""
     return int(digits) if len(digits) <= MAX_INT_DIGITS else None
 
 
 @overload
-def _valid_text(text: str) -> str: ...
+def valid_text(text: str) -> str: ...
 @overload
-def _valid_text(text: None) -> None: ...
-def _valid_text(text: str | None) -> str | None:
+def valid_text(text: None) -> None: ...
+def valid_text(text: str | None) -> str | None:
     """`text` with every lone surrogate (a JSON `\\ud800` escape with no pair) replaced by U+FFFD:
     such text cannot be encoded, stored or printed. `core.scoring.answers` reports the replacements."""
     return text if text is None else _LONE_SURROGATE.sub(REPLACEMENT_CHARACTER, text)

@@ -1,23 +1,23 @@
 """Model > Run Model: the dialog, the background run, its progress in the status bar, and the
 answers showing up in the window while it runs.
 
-Answers are stored by the runner as they arrive; here they are handed to `AppState` in small
-batches (at most every `REFRESH_MS`), so the Programs table fills its F1 column and the current
-program's views update without the window reloading 10,000 rows per answer. When the run ends
-the Metrics, Plots and Compare tabs re-score once in the background (`AppState.model_run_ended`),
-so they count the new model too; the dataset is not reopened, which would stall the window.
+Answers are stored by the runner as they arrive and handed to `AppState` in small batches
+(`handover`). When the run ends the Metrics, Plots and Compare tabs re-score once in the
+background (`AppState.model_run_ended`), so they count the new model too; the dataset is not
+reopened, which would stall the window.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QMessageBox, QProgressBar, QToolButton, QWidget
 
 from core.errors import TraceEvalError
 from core.llm.endpoints import remember_endpoint, save_api_key
 from core.llm.runner import RequestOutcome, RunReport
 from traceeval_gui.runs.batch_jobs import POLL_S, BatchRunJob, BatchRunReport
+from traceeval_gui.runs.handover import StoredKeysHandover
 from traceeval_gui.runs.ledger_window import RunsLedgerWindow
 from traceeval_gui.runs.model_jobs import RunModelJob
 from traceeval_gui.runs.release_field import ReleaseDialog
@@ -26,8 +26,6 @@ from traceeval_gui.widgets.keyboard_dialog import action
 
 if TYPE_CHECKING:
     from traceeval_gui.state.workbench import Workbench
-
-REFRESH_MS = 400
 
 
 class ModelRunStatus(QWidget):
@@ -74,12 +72,8 @@ class ModelRunActions(QObject):
         self.batch_poll_s = POLL_S  # how often a batch run asks its provider (tests shorten it)
         self.status = ModelRunStatus()
         self.status.cancel_clicked.connect(self.cancel)
-        self._stored: set[str] = set()  # answered keys not yet handed to the state
+        self.handover = StoredKeysHandover(self.state, self)
         self._failed = 0
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self._hand_over)
         self.run_action = action(window, "&Run Model…", self.ask, "Ctrl+R",
                                  "Send TraceEval prompts to an OpenAI-compatible endpoint and store the answers")
         self.cancel_action = action(window, "&Cancel Model Run", self.cancel, None,
@@ -144,7 +138,7 @@ class ModelRunActions(QObject):
         job.signals.finished.connect(self._on_job_finished)
         job.signals.failed.connect(self._on_job_failed)
         self.job, self._failed = job, 0
-        self._stored.clear()
+        self.handover.begin(request.settings.stored_name)
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
         self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False)
@@ -163,7 +157,6 @@ class ModelRunActions(QObject):
         job.signals.finished.connect(self._on_batch_finished)
         job.signals.failed.connect(self._on_job_failed)
         self.job, self._failed = job, 0
-        self._stored.clear()
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
         self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False, "collected")
@@ -196,20 +189,12 @@ class ModelRunActions(QObject):
         if outcome.status == "failed":
             self._failed += 1
             return
-        self._stored.add(outcome.instance_key)
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def _hand_over(self) -> None:
-        if self._stored and self.job is not None:
-            keys, self._stored = set(self._stored), set()
-            self.state.predictions_stored(self.job.settings.stored_name, keys)
+        self.handover.add(outcome.instance_key)
 
     # -- the end --------------------------------------------------------------------------
     def _on_job_finished(self, report: RunReport) -> None:
         stored_name = self.job.settings.stored_name if self.job is not None else report.model
-        self._timer.stop()
-        self._hand_over()
+        self.handover.finish()
         self._end()
         summary = run_summary(report)
         if self.window.interactive and (report.failed or report.status == "stopped"):
@@ -230,8 +215,7 @@ class ModelRunActions(QObject):
         self.message.emit(summary)
 
     def _on_job_failed(self, message: str) -> None:
-        self._timer.stop()
-        self._hand_over()
+        self.handover.finish()
         self._end()
         self.message.emit(f"Model run failed: {message}")
         if self.window.interactive:

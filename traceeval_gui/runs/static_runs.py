@@ -1,19 +1,20 @@
 """Model > Run Static Analyzer: the dialog, the background run, its progress in the status bar, and the new model
 `static:<tool>` showing up in the window as programs are analysed.
 
-As with Run Model (`model_runs`), each analysed program is handed to `AppState` in small batches (at most every
-`REFRESH_MS`), so the Programs table grows the model's F1 column while the run goes on; when it ends the Metrics,
-Plots and Compare tabs re-score once in the background (`AppState.model_run_ended`).
+As with Run Model (`model_runs`), each analysed program is handed to `AppState` in small batches (`handover`), so
+the Programs table grows the model's F1 column while the run goes on; when it ends the Metrics, Plots and Compare
+tabs re-score once in the background (`AppState.model_run_ended`).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from core.baselines import static_model_name
-from traceeval_gui.runs.model_runs import REFRESH_MS, ModelRunStatus
+from traceeval_gui.runs.handover import StoredKeysHandover
+from traceeval_gui.runs.model_runs import ModelRunStatus
 from traceeval_gui.runs.static_dialog import RunStaticAnalyzerDialog, StaticRunRequest
 from traceeval_gui.runs.static_jobs import StaticRunJob
 from traceeval_gui.widgets.keyboard_dialog import action
@@ -37,11 +38,7 @@ class StaticRunActions(QObject):
         self.status = ModelRunStatus()
         self.status.cancel_button.setToolTip("Stop the analyzer; programs already analysed stay, a new run resumes")
         self.status.cancel_clicked.connect(self.cancel)
-        self._stored: set[str] = set()  # analysed keys not yet handed to the state
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self._hand_over)
+        self.handover = StoredKeysHandover(self.state, self)
         self.run_action = action(window, "Run &Static Analyzer…", self.ask, None,
                                  "Run PyCG, pyan3 or code2flow on the programs and store its graphs as model "
                                  "static:TOOL")
@@ -83,7 +80,7 @@ class StaticRunActions(QObject):
         job.signals.finished.connect(self._on_job_finished)
         job.signals.failed.connect(self._on_job_failed)
         self.job = job
-        self._stored.clear()
+        self.handover.begin(self.model)
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
         self.status.show_progress(self.model, 0, request.to_analyse, 0, False, VERB)
@@ -102,19 +99,11 @@ class StaticRunActions(QObject):
             return
         self.status.show_progress(self.model, done, total, 0, self.job.stopping, VERB)
         if key:
-            self._stored.add(key)
-            if not self._timer.isActive():
-                self._timer.start()
-
-    def _hand_over(self) -> None:
-        if self._stored and self.job is not None:
-            keys, self._stored = set(self._stored), set()
-            self.state.predictions_stored(self.model, keys)
+            self.handover.add(key)
 
     # -- the end --------------------------------------------------------------------------
     def _on_job_finished(self, report: BaselineReport) -> None:
-        self._timer.stop()
-        self._hand_over()
+        self.handover.finish()
         self._end()
         summary = report.summary()
         if self.window.interactive and (report.failed or report.cancelled):
@@ -125,8 +114,7 @@ class StaticRunActions(QObject):
         self.message.emit(summary)
 
     def _on_job_failed(self, message: str) -> None:
-        self._timer.stop()
-        self._hand_over()
+        self.handover.finish()
         self._end()
         self.message.emit(f"Static analyzer failed: {message}")
         if self.window.interactive:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from core.llm.chat import _Malformed, _read_completion, _valid_text, clip  # read as predict reads a completion
+from core.llm.chat import MalformedAnswer, clip, completion_from, int_or_none, valid_text  # read as predict does
 
 SUCCEEDED, ERRORED, EXPIRED, CANCELED, MISSING = "succeeded", "errored", "expired", "canceled", "missing"
 RETRYABLE = (ERRORED, EXPIRED, CANCELED, MISSING)  # what a resubmission asks again
@@ -43,7 +43,7 @@ def read_results(provider: str, data: bytes, source: str) -> tuple[list[BatchAns
             continue
         where = f"{source}: line {number}"
         try:
-            record = json.loads(raw)
+            record = json.loads(raw, parse_int=int_or_none)
         except (ValueError, UnicodeDecodeError) as error:
             problems.append(f"{where}: not JSON ({clip(str(error), 80)})")
             continue
@@ -53,7 +53,7 @@ def read_results(provider: str, data: bytes, source: str) -> tuple[list[BatchAns
             continue
         try:
             answers.append(reader(custom_id, record))
-        except _Malformed as error:
+        except MalformedAnswer as error:
             answers.append(BatchAnswer(custom_id, ERRORED, error=clip(f"{where}: {error}", 300)))
     return answers, problems
 
@@ -66,15 +66,15 @@ def _openai_line(custom_id: str, record: dict) -> BatchAnswer:
         return BatchAnswer(custom_id, status, error=_one_line(f"{code}: {error.get('message') or 'no message'}"))
     response = record.get("response")
     if not isinstance(response, dict):
-        raise _Malformed("neither a response nor an error")
+        raise MalformedAnswer("neither a response nor an error")
     status_code, body = response.get("status_code"), response.get("body")
     if status_code != 200:
         message = body.get("error", {}).get("message") if isinstance(body, dict) and \
             isinstance(body.get("error"), dict) else None
         return BatchAnswer(custom_id, ERRORED, error=_one_line(f"HTTP {status_code}: {message or 'no message'}"))
     if not isinstance(body, dict):
-        raise _Malformed("the response has no body")
-    answer = _read_completion(json.dumps(body).encode("utf-8"))
+        raise MalformedAnswer("the response has no body")
+    answer = completion_from(body)
     return BatchAnswer(custom_id, SUCCEEDED, answer.content, answer.finish_reason, answer.tokens_in,
                        answer.tokens_out, reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
 
@@ -91,27 +91,27 @@ def _anthropic_line(custom_id: str, record: dict) -> BatchAnswer:
         kind_name = inner.get("type") if isinstance(inner, dict) else None
         return BatchAnswer(custom_id, ERRORED, error=_one_line(f"{kind_name or 'error'}: {message or 'no message'}"))
     if kind != SUCCEEDED:
-        raise _Malformed(f"unknown result type {clip(repr(kind), 40)}")
+        raise MalformedAnswer(f"unknown result type {clip(repr(kind), 40)}")
     message = result.get("message") if isinstance(result, dict) else None
     blocks = message.get("content") if isinstance(message, dict) else None
     if not isinstance(message, dict) or not isinstance(blocks, list):
-        raise _Malformed("the succeeded result has no message content")
+        raise MalformedAnswer("the succeeded result has no message content")
     texts: list[str] = []
     thinking: list[str] = []  # extended thinking blocks: the reasoning, kept beside the answer
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "text":
             if not isinstance(block.get("text"), str):
-                raise _Malformed("a text block of the message is not text")
+                raise MalformedAnswer("a text block of the message is not text")
             texts.append(block["text"])
         elif isinstance(block, dict) and block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
             thinking.append(block["thinking"])
     usage = message.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     stop = message.get("stop_reason")
-    return BatchAnswer(custom_id, SUCCEEDED, _valid_text("".join(texts)) if texts else None,
+    return BatchAnswer(custom_id, SUCCEEDED, valid_text("".join(texts)) if texts else None,
                        _STOP_REASONS.get(stop, stop) if isinstance(stop, str) else None,
                        _count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
-                       reasoning=_valid_text("\n\n".join(thinking)) if thinking else None)
+                       reasoning=valid_text("\n\n".join(thinking)) if thinking else None)
 
 
 def _count(value) -> int | None:
