@@ -16,7 +16,6 @@ from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
 from tracers.base import TraceOptions
-from tracers.python import backend_rows as python_backend_rows
 from tracers.retrace import retrace as retrace_instances
 from tracers.sandbox import Limits
 from tracers.sandbox_doctor import sandbox_report
@@ -91,6 +90,8 @@ def retrace(args) -> int:
 
 
 def doctor(args) -> int:
+    from tracers.python import backend_rows as python_backend_rows  # not at start-up: it loads tree-sitter
+
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     rows += sandbox_report()
     optional = analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
