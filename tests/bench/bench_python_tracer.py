@@ -100,7 +100,7 @@ sys.settrace(None)
 print("CALLS", sum(counts.values()))
 '''
 
-REPEATS = 3
+REPEATS = 5
 
 
 def work_seconds(output: str) -> float:
