@@ -152,3 +152,50 @@ def test_compile_error_and_missing_entry_point_do_not_run(tmp_path):
     run = TRACER.trace(broken)
     assert run.status == traces.COMPILE_ERROR and run.message.startswith("main.py:1:")
     assert not run.ran and run.nodes[0].name == "main"
+
+
+def test_generator_throw_close_and_coroutine_send_are_calls_with_every_backend(tmp_path):
+    """Resuming by `throw()` (and `close()`, which throws GeneratorExit) is a call, as `next()` and
+    `send()` are: sys.monitoring's PY_THROW event, setprofile's call event."""
+    instance = program(tmp_path, {"main.py": """\
+        def f():
+            return 1
+
+
+        def gen():
+            while True:
+                try:
+                    yield f()
+                except ValueError:
+                    f()
+
+
+        def g():
+            it = gen()
+            next(it)
+            it.throw(ValueError)
+            it.close()
+
+
+        async def co():
+            f()
+
+
+        def h():
+            try:
+                co().send(None)
+            except StopIteration:
+                pass
+
+
+        g()
+        h()
+        """})
+    runs = {}
+    for backend, interpreter in all_legs():
+        with leg_on(backend, interpreter) as tracer:
+            run = runs[backend, interpreter] = tracer.trace(instance)
+        seen = {e.edge: e for e in run.edges}
+        assert seen[("main.g", "main.gen")].lines == (15, 16, 17) and seen[("main.g", "main.gen")].count == 3, backend
+        assert seen[("main.gen", "main.f")].count == 3 and seen[("main.h", "main.co")].count == 1
+    assert_backends_agree(runs)
