@@ -1,13 +1,21 @@
-"""The Java tracer: a warm javac, an ASM agent, one sandboxed JVM per program run.
+"""The Java tracer: a warm javac, an ASM agent, one sandboxed JVM per program run, on any JDK 17 to 25.
 
+0. The JDK is `$TRACEEVAL_JAVA_HOME`'s, else PATH's, else `$JAVA_HOME`'s (`java_toolchain`);
+   `JavaTracer(jdk)` pins one (doctor's probes). Each JDK has its own compile server and agent jar.
 1. Nodes come from core/symbols (tree-sitter), so names are exactly TraceEval's.
-2. The program copy is compiled by the shared compile server (`java_compiler`), which also
+2. The program copy is compiled by the shared compile server (`java_compiler`) with `--release 17`
+   (or the JDK's own level if it needs Java 21+: a run warning says so), which also
    describes every compiled method (SourceFile, first line); `java_plan` maps each method to
    its node by span (never by descriptor) and says what is transparent or not instrumented.
    Its docstring is where calls that have no node of their own go: lambdas -> the enclosing
    method; field initialisers -> the explicit constructor running them, or (implicit default
    constructor, static initialisers without a `static {}` block) the frame below, i.e. the
-   method that ran `new C()` or first used the class.
+   method that ran `new C()` or first used the class (docs/benchmark.md, next to the
+   JavaScript rule). Where the JVM forces that: implicit constructors, a `<clinit>` without
+   `static {}`, record accessors and enum `values`/`valueOf` are not nodes; javac copies field
+   initialisers only into constructors that call `super(...)`, so with `this(...)` chaining
+   they are the last constructor's; a lambda written in a field initialiser has no enclosing
+   node, so its calls are the frame's that runs it.
 3. The program runs in its own JVM inside `run_sandboxed` with the agent (`java_agent/`),
    which keeps a shadow stack per thread: the caller of an edge is the nearest program frame
    (JDK frames are not instrumented, so a callback from `Collections.sort` or a stream is the
@@ -33,7 +41,7 @@ from core.symbols import extract_symbols
 from core.traces import TraceRun
 from tracers import java_toolchain
 from tracers.base import ToolchainStatus, TraceOptions
-from tracers.java_compiler import CompiledClass, CompileServer
+from tracers.java_compiler import CompiledClass, CompileServer, compile_program
 from tracers.java_plan import build_plan
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, run_sandboxed
@@ -58,16 +66,19 @@ class JavaTracer:
     name = "java-asm-agent"
     version = "1.0"
 
-    def __init__(self) -> None:
-        self._server: CompileServer | None = None
-        self._agent: Path | None = None  # resolved with the server: hashing the agent sources once
+    def __init__(self, jdk: java_toolchain.Jdk | None = None) -> None:
+        self._jdk = jdk  # None: the chosen JDK (java_toolchain.find_jdk), looked up at each trace
+        self._servers: dict[Path, tuple[CompileServer, Path]] = {}  # javac -> (its server, its agent jar)
         self._lock = threading.Lock()
+
+    def jdk(self) -> java_toolchain.Jdk:
+        return self._jdk or java_toolchain.find_jdk()
 
     def check(self) -> ToolchainStatus:
         problems = []
         detail = ""
         try:
-            jdk = java_toolchain.find_jdk()
+            jdk = self.jdk()
             detail = f"JDK {jdk.version} ({jdk.javac.parent})"
         except TracerError as error:
             problems.append(str(error))
@@ -80,14 +91,21 @@ class JavaTracer:
             return ToolchainStatus(self.language, False, "; ".join(problems), tuple(problems))
         return ToolchainStatus(self.language, True, detail.strip("; "))
 
-    def compile_server(self) -> CompileServer:
+    def compile_server(self, jdk: java_toolchain.Jdk) -> tuple[CompileServer, Path]:
+        """The warm compiler running on `jdk`, and the agent jar built by it (one of each per JDK)."""
         with self._lock:
-            if self._server is None:
-                jdk = java_toolchain.find_jdk()
-                self._agent = java_toolchain.agent_jar()
-                classpath = ":".join(str(p) for p in (self._agent, *java_toolchain.asm_jars()))
-                self._server = CompileServer(jdk.java, classpath)
-            return self._server
+            if jdk.javac not in self._servers:
+                agent = java_toolchain.agent_jar(jdk)
+                classpath = ":".join(str(p) for p in (agent, *java_toolchain.asm_jars()))
+                self._servers[jdk.javac] = (CompileServer(jdk.java, classpath), agent)
+            return self._servers[jdk.javac]
+
+    def close(self) -> None:
+        """Stop the compile servers now (they also stop at interpreter exit)."""
+        with self._lock:
+            servers, self._servers = list(self._servers.values()), {}
+        for server, _ in servers:
+            server.close()
 
     def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
         options = options or TraceOptions()
@@ -108,11 +126,8 @@ class JavaTracer:
         if not main_class:
             return early(traces.NO_ENTRY_POINT, "no class declares public static void main(String[])")
         try:
-            server = self.compile_server()
-            agent = self._agent
-            if agent is None:
-                raise TracerError("the compile server started without the agent jar")  # compile_server sets it
-            jdk = java_toolchain.find_jdk()
+            jdk = self.jdk()
+            server, agent = self.compile_server(jdk)
         except TracerError as error:
             return early(traces.TRACER_ERROR, str(error))
         with run_folder(instance.root) as folder:
@@ -120,7 +135,8 @@ class JavaTracer:
             classes = out / "classes"
             classes.mkdir()
             clock_phase = time.monotonic()
-            compiled = server.compile(program, classes, [program / f for f in sources], COMPILE_TIMEOUT_S)
+            compiled, level_note = compile_program(server, jdk, program, classes, [program / f for f in sources],
+                                                   COMPILE_TIMEOUT_S)
             timings["compile"] = time.monotonic() - clock_phase
             if not compiled.ok:
                 errors = [str(e) for e in compiled.errors] or ["javac failed without a message"]
@@ -148,7 +164,7 @@ class JavaTracer:
         return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
                          version=self.version, started_at=started_at, nodes=nodes, raw=raw, result=result,
                          limits=options.limits, name_of=name_of, keep_self_edges=True, timings=timings,
-                         warnings=[*folder.notes, *plan.warnings])
+                         warnings=[*folder.notes, *level_note, *plan.warnings])
 
 
 def _is_public_static_main(classes: list[CompiledClass], internal_name: str) -> bool:

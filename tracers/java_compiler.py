@@ -5,17 +5,20 @@ once per Python process. Requests go over stdin/stdout (protocol in CompileServe
 at a time under a lock (traces from several threads share it). A request that takes longer
 than its timeout kills the server; the next request starts a new one, as after a crash.
 The server is stopped at interpreter exit. javac never runs program code (`-proc:none`).
+`compile_program` picks the level: `--release 17` first (see java_toolchain for why).
 """
 from __future__ import annotations
 
 import atexit
 import queue
+import shutil
 import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import TracerError
+from tracers.java_toolchain import PROGRAM_RELEASE, Jdk
 
 SERVER_CLASS = "traceeval.agent.CompileServer"
 SERVER_OPTIONS = ("-Xmx512m", "-XX:+UseSerialGC", "-Xshare:auto", "-XX:TieredStopAtLevel=1")
@@ -97,9 +100,10 @@ class CompileServer:
         self._lines: queue.Queue[str | None] = queue.Queue()
         atexit.register(self.close)
 
-    def compile(self, root: Path, outdir: Path, files: list[Path], timeout: float) -> CompileResult:
-        """Compile `files` (absolute, under `root`) into `outdir`."""
-        fields = ["COMPILE", str(root), str(outdir), *map(str, files)]
+    def compile(self, root: Path, outdir: Path, files: list[Path], timeout: float,
+                release: int | None = None) -> CompileResult:
+        """Compile `files` (absolute, under `root`) into `outdir`, for `--release N` (None: the JDK's own)."""
+        fields = ["COMPILE", "" if release is None else str(release), str(root), str(outdir), *map(str, files)]
         if any(("\t" in f or "\n" in f) for f in fields):
             raise TracerError("a source path contains a tab or newline; the compile server cannot take it")
         with self._lock:
@@ -155,6 +159,26 @@ class CompileServer:
             except (OSError, subprocess.TimeoutExpired):
                 process.kill()
                 process.wait()
+
+
+def compile_program(server: CompileServer, jdk: Jdk, root: Path, outdir: Path, files: list[Path],
+                    timeout: float) -> tuple[CompileResult, list[str]]:
+    """Compile for `--release 17` (class files ASM 9.4 reads as its own); a program that needs a newer
+    level on a newer JDK (Java 21+ features or APIs) is compiled at the JDK's own level instead, and
+    the returned note (a run warning) says so. On JDK 17, or when both fail, the errors are javac's."""
+    compiled = server.compile(root, outdir, files, timeout, release=PROGRAM_RELEASE)
+    if compiled.ok or jdk.major <= PROGRAM_RELEASE:
+        return compiled, []
+    for leftover in outdir.iterdir():  # javac may have written some classes before failing
+        if leftover.is_dir():
+            shutil.rmtree(leftover)
+        else:
+            leftover.unlink()
+    native = server.compile(root, outdir, files, timeout)
+    if not native.ok:
+        return native, []
+    why = str(compiled.errors[0]) if compiled.errors else "javac failed without a message"
+    return native, [f"compiled for Java {jdk.major}, not {PROGRAM_RELEASE}: with --release {PROGRAM_RELEASE}, {why}"]
 
 
 def _pump(stream, lines: queue.Queue) -> None:

@@ -13,6 +13,20 @@
    self-edges are dropped. CommonJS files are compiled by the runtime before the program
    starts, so early errors tree-sitter accepts are COMPILE_ERROR too.
 
+Field initialisers (docs/benchmark.md, next to Java's rule): an instance field initialiser's
+calls belong to the class's explicit constructor (a base class runs them before the body, a
+derived class when `super()` returns; `js_instrument` gives both the constructor's frame); in
+a class without one, to the frame that ran `new C()` or `super()`.
+
+Where JavaScript puts calls outside any node (no node to give them to):
+- the implicit constructor of a class without `constructor(){}`: its `super(...)` call and
+  its fields' calls are the frame's that ran `new C()` (or `super()`);
+- static fields, `static {}` blocks and computed member keys run once, when the class is
+  evaluated: their calls belong to the frame that evaluates it (the module for a top-level class);
+- default parameter values (`function f(a = g())`) are evaluated before the function's body,
+  where its frame is entered, so their calls are the caller's (not f's): a limit of this
+  tracer, as of the released one, not fixed.
+
 Asynchronous code (details at the top of `js_runtime/runtime.js`):
 - `await` and `yield` take the suspended function off the stack; code after them runs as
   that function again (a resumed generator is called by whoever resumed it; an async

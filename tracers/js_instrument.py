@@ -7,6 +7,13 @@ every original line keeps its number (stack traces and call-site lines stay true
   setters, constructors) gets `const __te_f = __te.enter(<name>); try {` after its opening
   brace (after a directive prologue) and `} finally { __te.x(__te_f); }` before its closing
   brace; an arrow with an expression body gets a block body with `return (<expr>);`;
+- instance field initialisers of a class with an explicit constructor run in that constructor's
+  frame: each value `v` (unless it is itself a function or class, whose name inference must
+  stay) of a base class becomes `__te.fi(this, <constructor>, () => (v))`, which pushes the
+  constructor's frame before its body runs, and the body adopts that frame
+  (`__te.ce(this, <constructor>)` instead of `__te.enter`); a derived class's fields run when
+  `super()` returns, in the constructor, or in an arrow that called `super()`, so their values
+  become `__te.fd(<constructor>, () => (v))`, which brings the constructor's frame back on top;
 - a module gets `const __te_f = __te.m(<module>);` after its hashbang and directives and
   `__te.x(__te_f);` at its end (its top-level code runs as the module node);
 - every call and `new` sets the call-site line right before the call happens, after its
@@ -36,6 +43,7 @@ FUNCTION_TYPES = frozenset({
     "function_declaration", "generator_function_declaration", "function_expression",
     "generator_function", "arrow_function", "method_definition",
 })
+FUNCTION_VALUES = frozenset({"function_expression", "generator_function", "arrow_function", "class"})
 FRAME = "__te_f"
 Span = tuple[int, int, int, int]  # start line, start column, end line, end column (Node form)
 
@@ -67,6 +75,7 @@ class _Instrumenter:
         self.insertions: list[_Insertion] = []
         self.functions = 0
         self.unnamed: list[str] = []
+        self.adopting: set[int] = set()  # constructors whose frame their field initialisers pushed
 
     def run(self) -> str:
         root = self.source.tree.root_node
@@ -95,6 +104,8 @@ class _Instrumenter:
                 self._add(body.start_byte + 1, False, depth, f"__te.{resume}({FRAME}); ")
         if kind in FUNCTION_TYPES:
             self._function(node, depth)
+        elif kind == "class_body":
+            self._field_initialisers(node, depth)
         elif kind == "call_expression":
             function = node.child_by_field_name("function")
             if function is not None and function.type != "import":
@@ -114,8 +125,9 @@ class _Instrumenter:
         if body is None:
             return
         self.functions += 1
-        name = self._name_of(node)
-        enter = f"const {FRAME} = __te.enter({json.dumps(name)}); try {{ "
+        name = json.dumps(self._name_of(node))
+        entry = f"__te.ce(this, {name})" if node.id in self.adopting else f"__te.enter({name})"
+        enter = f"const {FRAME} = {entry}; try {{ "
         leave = f" }} finally {{ __te.x({FRAME}); }}"
         if body.type == "statement_block":
             start, end = self._after_directives(body), body.end_byte - 1
@@ -127,6 +139,29 @@ class _Instrumenter:
         else:  # expression body: give the arrow a block body returning the expression
             self._add(body.start_byte, False, depth, "{ " + enter + "return (")
             self._add(body.end_byte, True, depth, ");" + leave + " }")
+
+    def _field_initialisers(self, body: TsNode, depth: int) -> None:
+        """Instance fields of a class with an explicit constructor run under that constructor's frame.
+
+        A base class runs them before the constructor's body (`fi` pushes the frame, the body
+        adopts it); a derived class runs them when `super()` returns, normally in the constructor
+        already, but `super()` may sit in an arrow (`fd` brings the constructor's frame back).
+        """
+        klass = body.parent
+        constructor = next((member for member in body.named_children if _is_constructor(member)), None)
+        if klass is None or constructor is None:
+            return  # no constructor node: the fields run in the frame that ran `new C()` or `super()`
+        derived = any(child.type == "class_heritage" for child in klass.named_children)
+        name = json.dumps(self._name_of(constructor, record=False))
+        opening = f"__te.fd({name}, () => (" if derived else f"__te.fi(this, {name}, () => ("
+        for field in body.named_children:
+            value = field.child_by_field_name("value") if field.type == "field_definition" else None
+            if value is None or _is_static(field) or _unparenthesised(value).type in FUNCTION_VALUES:
+                continue
+            self._add(value.start_byte, False, depth, opening)
+            self._add(value.end_byte, True, depth, "))")
+            if not derived:
+                self.adopting.add(constructor.id)
 
     def _call_line(self, arguments: TsNode | None, callee: TsNode | None, call: TsNode, depth: int) -> None:
         """Set the call-site line after the arguments are evaluated, just before the call."""
@@ -198,13 +233,14 @@ class _Instrumenter:
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _name_of(self, node: TsNode) -> str:
+    def _name_of(self, node: TsNode, record: bool = True) -> str:
         span = self.source.node("", "", node)
         key = (span.start_line, span.start_col, span.end_line, span.end_col)
         name = self.names.get(key)
         if name is None:
             name = f"{self.module}:{span.start_line}:{span.start_col}"
-            self.unnamed.append(name)
+            if record:
+                self.unnamed.append(name)
         return name
 
     def _after_directives(self, block: TsNode) -> int:
@@ -237,6 +273,28 @@ def _resume_kind(function: TsNode) -> str:
     if function.type in ("generator_function", "generator_function_declaration") or "*" in tokens:
         return "r"
     return "w" if "async" in tokens else ""
+
+
+def _is_constructor(member: TsNode) -> bool:
+    """`constructor(){}` or `'constructor'(){}`; not static, not a computed `['constructor']`."""
+    if member.type != "method_definition" or _is_static(member):
+        return False
+    key = member.child_by_field_name("name")
+    if key is None:
+        return False
+    if key.type == "string":
+        return [part.text for part in key.named_children] == [b"constructor"]
+    return key.type == "property_identifier" and key.text == b"constructor"
+
+
+def _is_static(member: TsNode) -> bool:
+    return any(child.type == "static" for child in member.children if not child.is_named)
+
+
+def _unparenthesised(node: TsNode) -> TsNode:
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
 
 
 def _is_directive(node: TsNode) -> bool:

@@ -29,7 +29,13 @@ Attribution rules (what counts as the caller of a program frame):
   loop (`call_soon`) falls back to the frames below the loop;
 - self-edges are dropped; the call-site line is the caller frame's current line.
 
-Backends (`backends_by_interpreter()` and `doctor` say which one each Python found would use),
+Where Python puts calls outside any node: class bodies and comprehensions (above); default
+argument values and decorators are evaluated when `def`/`class` runs, so their calls are the
+enclosing scope's; methods Python generates from strings (a dataclass's `__init__`) are not
+program code, so what they call (`field(default_factory=f)`, `__post_init__`) is called by
+the frame that ran `C()`, like Java's implicit constructors.
+
+Backends (`backend_rows()`, hence `doctor`, say which one each Python found would use),
 all giving the same records:
 - `c`: the C extension `python_runtime._profiler`, when built for the interpreter's extension
   suffix (`pip install -e .` builds it for the installing interpreter);

@@ -1,6 +1,8 @@
 """The Java tracer's toolchain: JDK/ASM discovery, the agent build, the warm compile server, the plan."""
 from __future__ import annotations
 
+import os
+import shutil
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,14 +16,18 @@ from tracers.java_compiler import CompileServer
 from tracers.java_plan import class_key, descriptor_types
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "benchmark" / "java"
-needs_jdk = pytest.mark.skipif(not TRACER.check().ok, reason="no JDK 17 / ASM here")
+needs_jdk = pytest.mark.skipif(not TRACER.check().ok, reason="no JDK 17-25 / ASM here")
 
 
 @needs_jdk
-def test_check_names_the_jdk_and_asm():
+def test_check_names_the_jdk_and_asm(monkeypatch):
     status = TRACER.check()
-    assert status.ok and "JDK 17" in status.detail and "asm" in status.detail.lower()
-    assert "temurin" not in str(java_toolchain.find_jdk().javac)
+    jdk = java_toolchain.find_jdk()
+    assert status.ok and f"JDK {jdk.version}" in status.detail and "asm" in status.detail.lower()
+    monkeypatch.delenv(java_toolchain.JAVA_HOME_ENV, raising=False)
+    on_path = shutil.which("javac")
+    if on_path:  # without the setting, PATH's javac (symlinks resolved), not a newer JDK in /usr/lib/jvm
+        assert java_toolchain.find_jdk().javac == Path(os.path.realpath(on_path))
 
 
 def test_missing_asm_says_which_package_to_install(monkeypatch, tmp_path):
@@ -35,20 +41,22 @@ def test_missing_asm_says_which_package_to_install(monkeypatch, tmp_path):
 @needs_jdk
 def test_agent_jar_is_built_into_the_cache_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("TRACEEVAL_CACHE_DIR", str(tmp_path))
-    jar = java_toolchain.agent_jar()
+    jar = java_toolchain.agent_jar(java_toolchain.find_jdk())
     assert jar.is_file() and jar.parent.parent == tmp_path
     with zipfile.ZipFile(jar) as archive:
         manifest = archive.read("META-INF/MANIFEST.MF").decode()
         names = archive.namelist()
+        header = archive.read("traceeval/agent/TraceAgent.class")[:8]
+    assert int.from_bytes(header[6:8], "big") == 61  # class files of Java 17 (--release 17), whatever the JDK
     assert "Premain-Class: traceeval.agent.TraceAgent" in manifest and "asm.jar" in manifest
     assert "traceeval/agent/CompileServer.class" in names
-    assert java_toolchain.agent_jar() == jar  # reused, not rebuilt
+    assert java_toolchain.agent_jar(java_toolchain.find_jdk()) == jar  # reused, not rebuilt
 
 
 @needs_jdk
 def test_compile_server_survives_a_crash_and_serves_threads(tmp_path):
     jdk = java_toolchain.find_jdk()
-    classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(), *java_toolchain.asm_jars()))
+    classpath = ":".join(str(p) for p in (java_toolchain.agent_jar(jdk), *java_toolchain.asm_jars()))
     server = CompileServer(jdk.java, classpath)
     try:
         programs = sorted(DEMO.iterdir())

@@ -127,3 +127,52 @@ def test_top_level_await_in_an_es_module(tmp_path):
                   "function twice(x) { return 2 * x; }\n"})
     assert run.status == "ok", run.stderr_tail
     assert {e.edge for e in run.edges} == {("main", "lib.later"), ("lib.later", "lib.twice"), ("main", "main.show")}
+
+
+FIELDS = r"""'use strict';
+const out = [];
+class Base { greet() { return 'hi'; } }
+function seed(v) { return v; }
+function done() { return out.length; }
+class A {
+  h = () => 1;
+  f = function () {};
+  g = (function () {});
+  c = class {};
+  self = this.constructor.name;
+  n = seed(2) + this.h();
+  'constructor'() { out.push(this.h.name, this.f.name, this.g.name, this.c.name, this.self, this.n); }
+}
+class B extends Base {
+  s = super.greet();
+  constructor() { super(); out.push(this.s); }
+}
+class C { bad = seed(null).x; constructor() { out.push('never'); } }
+function make() {
+  new A();
+  new B();
+  try { new C(); } catch (e) { out.push(e.constructor.name); }
+  return done();
+}
+make(); make();
+console.log(out.join(','));
+"""
+
+
+@needs_node
+def test_field_initialisers_run_in_their_constructors_frame_and_behave_as_before(tmp_path):
+    (tmp_path / "orig.js").write_text(FIELDS)
+    plain = subprocess.run(["node", "orig.js"], cwd=tmp_path, capture_output=True, text=True, timeout=30, check=False)
+    assert plain.stdout.startswith("h,f,g,c,A,3,hi,TypeError,")  # names inferred, `this` and `super` as usual
+    run = trace_source(tmp_path, {"main.js": FIELDS})
+    assert run.status == "ok", run.stderr_tail
+    assert run.stdout_tail == plain.stdout
+    evidence = {e.edge: e for e in run.edges}
+    assert set(evidence) == {
+        ("main", "main.make"), ("main.make", "main.A.constructor"), ("main.A.constructor", "main.seed"),
+        ("main.A.constructor", "main.<arrow1>"), ("main.make", "main.B.constructor"),
+        ("main.B.constructor", "main.Base.greet"), ("main.make", "main.C.constructor"),
+        ("main.C.constructor", "main.seed"), ("main.make", "main.done")}
+    constructed = evidence[("main.make", "main.A.constructor")]
+    assert constructed.count == 2 and constructed.lines == (21,)  # once per `new`, at its line
+    assert evidence[("main.make", "main.done")].lines == (24,)  # a throwing field left the stack clean

@@ -7,6 +7,10 @@
 //   the top of the shadow stack, i.e. the nearest program frame (built-ins such as Array.prototype.map
 //   have no frame, so a callback they run is attributed to the program frame that called them);
 // - a module's top-level code runs as the module's own frame; loading a module is not an edge;
+// - instance field initialisers of a class with an explicit constructor are that constructor's: a base
+//   class runs them before the constructor's body, so the first one pushes the constructor's frame
+//   (`fi`) and the body adopts it (`ce`); a derived class runs them when `super()` returns, in its
+//   constructor or in an arrow calling `super()` (`fd` puts the constructor back on top, no edge);
 // - a generator leaves the stack at `yield` and comes back when resumed (an edge from whoever resumed
 //   it); an async function leaves the stack at `await` and comes back, without a new edge, when the
 //   continuation runs;
@@ -36,6 +40,7 @@
   const counts = new Map(); // "caller\0callee\0line" -> calls
   const orphans = new Map(); // callee -> calls entered with no program frame below
   const EMPTY = Object.freeze([]);
+  const constructing = new WeakMap(); // instance -> its constructor's frame, pushed by a field initialiser
   const COMPILE_ERROR = 'compile error: ';
 
   function record(caller, callee, line) {
@@ -93,6 +98,40 @@
         stack.push(frame);
       }
       return value;
+    },
+    fi(instance, name, initialiser) { // an instance field initialiser of a class with a constructor
+      let frame = constructing.get(instance);
+      if (frame === undefined || stack[frame.i] !== frame) {
+        frame = te.enter(name);
+        constructing.set(instance, frame);
+      }
+      try {
+        return initialiser();
+      } catch (error) { // the constructor's body will not run to pop its frame
+        constructing.delete(instance);
+        pop(frame);
+        throw error;
+      }
+    },
+    ce(instance, name) { // that constructor's body starts: adopt the frame its fields pushed
+      const frame = constructing.get(instance);
+      if (frame === undefined || stack[frame.i] !== frame || frame.n !== name) return te.enter(name);
+      constructing.delete(instance);
+      return frame;
+    },
+    fd(name, initialiser) { // an instance field initialiser of a derived class with a constructor
+      const top = stack.length - 1;
+      if (top < 0 || stack[top].n === name) return initialiser();
+      let below = top - 1;
+      while (below >= 0 && stack[below].n !== name) below -= 1;
+      if (below < 0) return initialiser();
+      const frame = { n: name, i: stack.length, l: te.l }; // the constructor again, as `w` resumes
+      stack.push(frame);
+      try {
+        return initialiser();
+      } finally {
+        pop(frame);
+      }
     },
     a(value, line) { te.l = line; return value; },
     z(line) { te.l = line; return EMPTY; },

@@ -33,7 +33,8 @@ import org.objectweb.asm.Opcodes;
 /**
  * A warm javac: compiles one program per request and describes the classes it produced.
  *
- * <p>Request (one line, tab-separated): {@code COMPILE <root> <outdir> <file>...} (absolute paths).
+ * <p>Request (one line, tab-separated): {@code COMPILE <release> <root> <outdir> <file>...} (absolute
+ * paths; release: the {@code --release} number, or empty for the JDK's own level).
  * Response lines, then {@code END}: {@code OK} or {@code ERROR}; {@code D <relpath> <line> <message>}
  * per error; {@code C <internal name> <SourceFile>} per class, followed by its methods
  * {@code M <name> <descriptor> <access> <first line>} (first line = line of the lowest bytecode
@@ -52,11 +53,11 @@ public final class CompileServer {
         String line;
         while ((line = in.readLine()) != null) {
             String[] request = line.split("\t");
-            if (request.length >= 4 && request[0].equals("COMPILE")) {
+            if (request.length >= 5 && request[0].equals("COMPILE")) {
                 StringBuilder response = new StringBuilder();
                 try {
-                    compile(compiler, files, Paths.get(request[1]), Paths.get(request[2]),
-                            Arrays.asList(request).subList(3, request.length), response);
+                    compile(compiler, files, request[1], Paths.get(request[2]), Paths.get(request[3]),
+                            Arrays.asList(request).subList(4, request.length), response);
                 } catch (RuntimeException | IOException | LinkageError error) {
                     response.setLength(0);
                     response.append("ERROR\nD\t\t0\t").append(escape("compiler failed: " + error)).append('\n');
@@ -69,11 +70,14 @@ public final class CompileServer {
         }
     }
 
-    private static void compile(JavaCompiler compiler, StandardJavaFileManager files, Path root, Path outdir,
-                                List<String> sources, StringBuilder response) throws IOException {
+    private static void compile(JavaCompiler compiler, StandardJavaFileManager files, String release, Path root,
+                                Path outdir, List<String> sources, StringBuilder response) throws IOException {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        List<String> options = List.of("-d", outdir.toString(), "-proc:none", "-g", "-encoding", "UTF-8",
-                "-implicit:none", "-nowarn", "-Xlint:none", "-sourcepath", "");
+        List<String> options = new ArrayList<>(List.of("-d", outdir.toString(), "-proc:none", "-g", "-encoding",
+                "UTF-8", "-implicit:none", "-nowarn", "-Xlint:none", "-sourcepath", ""));
+        if (!release.isEmpty()) {
+            options.addAll(List.of("--release", release));
+        }
         Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromStrings(sources);
         StringWriter other = new StringWriter();
         boolean ok = compiler.getTask(other, files, diagnostics, options, null, units).call();
@@ -103,7 +107,7 @@ public final class CompileServer {
     }
 
     private static void describe(byte[] bytes, StringBuilder response) {
-        ClassReader reader = new ClassReader(bytes);
+        ClassReader reader = ClassFiles.reader(bytes);
         List<String> methods = new ArrayList<>();
         String[] source = {""};
         reader.accept(new ClassVisitor(Opcodes.ASM9) {

@@ -97,9 +97,16 @@ public final class TraceAgent {
                 return null;
             }
             try {
-                ClassReader reader = new ClassReader(bytes);
+                ClassReader reader = ClassFiles.reader(bytes);
+                int version = ClassFiles.version(bytes);
                 ClassWriter writer = new LoaderClassWriter(loader);
                 reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+                    @Override
+                    public void visit(int lifted, int access, String name, String signature, String superName,
+                                      String[] interfaces) {
+                        super.visit(version, access, name, signature, superName, interfaces);  // its own version
+                    }
+
                     @Override
                     public MethodVisitor visitMethod(int access, String name, String descriptor,
                                                      String signature, String[] exceptions) {
@@ -163,7 +170,7 @@ public final class TraceAgent {
             String resource = name + ".class";
             try (InputStream in = loader != null ? loader.getResourceAsStream(resource)
                     : ClassLoader.getSystemResourceAsStream(resource)) {
-                return in == null ? null : new ClassReader(in);
+                return in == null ? null : ClassFiles.reader(in.readAllBytes());
             } catch (IOException error) {
                 return null;
             }
