@@ -39,8 +39,17 @@ enclosing scope's; methods Python generates from strings (a dataclass's `__init_
 program code, so what they call (`field(default_factory=f)`, `__post_init__`) is called by
 the frame that ran `C()`, like Java's implicit constructors.
 
-Backends: the C extension `python_runtime._profiler` when built (`pip install -e .`), else
-the pure-Python `sys.setprofile` fallback; `check()` says which one is active.
+Backends (`backend_rows()`, hence `doctor`, say which one each Python found would use),
+all giving the same records:
+- `c`: the C extension `python_runtime._profiler`, when built for the interpreter's extension
+  suffix (`pip install -e .` builds it for the installing interpreter);
+- `monitoring`: PEP 669 `sys.monitoring` on Python 3.12+, near the C speed without a compiler
+  (library code is switched off at its first event, so only program calls cost anything);
+- `python`: the pure-Python `sys.setprofile` fallback (3.10 and 3.11 without the extension).
+`auto` takes the first of these that the interpreter has; `check()` says which one is active.
+One known difference: a thread started with `_thread.start_new_thread` (not `threading.Thread`)
+runs unprofiled under `c` and `python` (the profile hook reaches `threading` threads only), while
+`sys.monitoring` sees its calls: its root frame has no caller, the calls it makes are edges.
 """
 from __future__ import annotations
 
@@ -55,13 +64,19 @@ from core.traces import TraceRun
 from tracers import child_processes, tracelog
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.python_frames import FrameNames
-from tracers.python_interpreter import Interpreter, InterpreterProblem, find_interpreter
+from tracers.python_interpreter import Interpreter, InterpreterProblem, find_interpreter, other_pythons
 from tracers.python_runtime import RUN_SCRIPT, RUNTIME_DIR
 from tracers.run_folder import run_folder
 from tracers.sandbox import run_sandboxed
 from tracers.sandbox_view import install_root
 
-BACKENDS = ("auto", "c", "python")
+BACKENDS = ("auto", "c", "monitoring", "python")
+BACKEND_TEXT = {
+    "c": "C extension (tracers/python_runtime/_profiler)",
+    "monitoring": "sys.monitoring (PEP 669)",
+    "python": "pure-Python fallback (sys.setprofile; 3.12+ has sys.monitoring, or build the C extension with "
+              "`pip install -e .`)",
+}
 LOG_NAME = "trace.jsonl"
 
 
@@ -84,22 +99,28 @@ class PythonTracer:
         self.backend = backend
 
     def backend_for(self, interpreter: Interpreter) -> str:
-        """"c" or "python": what a run with this interpreter will use."""
-        return "c" if self.backend != "python" and interpreter.has_c_profiler else "python"
+        """"c", "monitoring" or "python": what a run with this interpreter will use. A backend the
+        interpreter lacks gives the next one ("c" without the extension: "monitoring" on 3.12+)."""
+        if self.backend in ("auto", "c") and interpreter.has_c_profiler:
+            return "c"
+        if self.backend != "python" and interpreter.has_monitoring:
+            return "monitoring"
+        return "python"
 
     @property
     def active_backend(self) -> str:
-        return "c" if self.backend != "python" and c_backend_available() else "python"
+        try:
+            return self.backend_for(find_interpreter())
+        except InterpreterProblem:
+            return "python"
 
     def check(self) -> ToolchainStatus:
         try:
             interpreter = find_interpreter()
         except InterpreterProblem as problem:
             return ToolchainStatus("python", False, str(problem), (str(problem),))
-        backend = ("C extension (tracers/python_runtime/_profiler)" if self.backend_for(interpreter) == "c" else
-                   "pure-Python fallback (sys.setprofile; build the C extension with `pip install -e .`)")
         return ToolchainStatus("python", True, f"Python {interpreter.version_text} at {interpreter.path}; "
-                               f"profiler backend: {backend}")
+                               f"profiler backend: {BACKEND_TEXT[self.backend_for(interpreter)]}")
 
     def trace(self, instance: Instance, options: TraceOptions | None = None) -> TraceRun:
         options = options or TraceOptions()
@@ -136,6 +157,22 @@ class PythonTracer:
         facts = child_processes.child_facts(parent, children, names.name_of, keep_self_edges=False)
         timings["map"] = time.perf_counter() - clock
         return replace(run, duration_s=sum(timings.values()), timings=timings, children=facts)
+
+
+def backend_rows(tracer: PythonTracer | None = None) -> list[tuple[str, bool, str]]:
+    """`doctor`'s optional lines: each Python found (`other_pythons`) and the backend traced
+    programs would get if it ran them (set `$TRACEEVAL_PYTHON` to choose it)."""
+    tracer = tracer or TRACER
+    rows = []
+    for found in other_pythons():
+        if found.interpreter is None:
+            rows.append((f"python backend: {found.origin}", False, found.problem))
+            continue
+        interpreter = found.interpreter
+        backend = tracer.backend_for(interpreter)
+        rows.append((f"python backend: {found.origin} {interpreter.version_text}", True,
+                     f"{interpreter.path}: {backend} ({BACKEND_TEXT[backend].split(' (')[0]})"))
+    return rows
 
 
 def _not_runnable(instance: Instance, sources: dict[str, str]) -> tuple[str, str] | None:

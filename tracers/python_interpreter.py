@@ -10,6 +10,8 @@ the child falls back to the pure-Python backend.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -36,6 +38,11 @@ class Interpreter:
     @property
     def version_text(self) -> str:
         return ".".join(map(str, self.version))
+
+    @property
+    def has_monitoring(self) -> bool:
+        """PEP 669 `sys.monitoring` (Python 3.12+): the fast backend without the C extension."""
+        return self.version >= (3, 12)
 
     @property
     def has_c_profiler(self) -> bool:
@@ -72,3 +79,54 @@ def _describe(path: str) -> Interpreter:
         raise InterpreterProblem(f"{path} is Python {version_text}: traced programs need "
                                  f"{'.'.join(map(str, MINIMUM_VERSION))} or newer")
     return Interpreter(executable or path, version, ext_suffix)
+
+
+@dataclass(frozen=True)
+class FoundPython:
+    """One Python on this machine that could run traced programs (`doctor` lists them)."""
+
+    origin: str  # "this", "$TRACEEVAL_PYTHON", "python3 on PATH" or "pyenv"
+    interpreter: Interpreter | None  # None when it does not run or is too old
+    problem: str = ""
+
+
+def other_pythons() -> list[FoundPython]:
+    """This interpreter, `$TRACEEVAL_PYTHON`'s, python3 on PATH and pyenv's versions, each once
+    (by real executable); pyenv versions older than MINIMUM_VERSION are left out."""
+    candidates: list[tuple[str, str]] = []
+    if not is_frozen():
+        candidates.append(("this", sys.executable))
+    named = os.environ.get(INTERPRETER_ENV)
+    if named and shutil.which(named):
+        candidates.append((f"${INTERPRETER_ENV}", shutil.which(named) or named))
+    on_path = shutil.which("python3")
+    if on_path:
+        candidates.append(("python3 on PATH", on_path))
+    candidates += [("pyenv", str(path)) for path in pyenv_pythons()]
+    found: list[FoundPython] = []
+    seen: set[str] = set()
+    for origin, path in candidates:
+        try:
+            interpreter = _describe(path)
+        except InterpreterProblem as problem:
+            if origin != "pyenv":
+                found.append(FoundPython(origin, None, str(problem)))
+            continue
+        if interpreter.path not in seen:
+            seen.add(interpreter.path)
+            found.append(FoundPython(origin, interpreter))
+    return found
+
+
+def pyenv_pythons() -> list[Path]:
+    """`<pyenv root>/versions/*/bin/python3` ($PYENV_ROOT, else ~/.pyenv), sorted by version."""
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    try:
+        folders = [folder for folder in root.iterdir() if (folder / "bin" / "python3").is_file()]
+    except OSError:
+        return []
+    return [folder / "bin" / "python3" for folder in sorted(folders, key=lambda f: _version_key(f.name))]
+
+
+def _version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else -1 for part in name.split("."))

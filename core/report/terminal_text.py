@@ -45,7 +45,9 @@ class SafeTerminalStream(io.TextIOBase):
             self.write(line)
 
     def flush(self) -> None:
-        self.raw.flush()
+        # Python 3.13 finalises the wrapper (close, hence flush) after the stream beneath may be closed.
+        if not getattr(self.raw, "closed", False):
+            self.raw.flush()
 
     def isatty(self) -> bool:
         return self.raw.isatty()

@@ -1,9 +1,12 @@
 """Benchmark of the Python tracer (run on demand: `.venv/bin/python tests/bench/bench_python_tracer.py`).
 
 One call-heavy program (>= 500k program calls: recursion, methods, small helpers, callbacks
-through `sorted`/`map`) is run
+through `sorted`/`map`) is run, with this interpreter and each pyenv 3.12 and 3.13 found,
 - untraced (`python -I -B main.py`),
-- under our tracer, C backend and pure-Python fallback (sandboxed, as the app runs it),
+- under our tracer with each backend that interpreter can use: the C extension (when built for
+  it), `sys.monitoring` (3.12+) and the pure-Python fallback (sandboxed, as the app runs it),
+  each as a ratio to the untraced run of the same interpreter;
+and with this interpreter only
 - under a plain `sys.settrace` call-event tracer written here (the baseline: it records
   (caller, callee, line) counts in a dict and turns off line events),
 - under `python -m trace --trackcalls`.
@@ -28,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.dataset.layout import load_program  # noqa: E402
 from tracers.python import PythonTracer, c_backend_available  # noqa: E402
+from tracers.python_interpreter import INTERPRETER_ENV, Interpreter, find_interpreter, other_pythons  # noqa: E402
 
 PROGRAM = '''\
 import time
@@ -96,7 +100,7 @@ sys.settrace(None)
 print("CALLS", sum(counts.values()))
 '''
 
-REPEATS = 3
+REPEATS = 5
 
 
 def work_seconds(output: str) -> float:
@@ -131,6 +135,35 @@ def best_tracer(tracer: PythonTracer, instance) -> tuple[float, float, int]:
     return min(inside), min(wall), calls
 
 
+def interpreters() -> list[Interpreter]:
+    """This interpreter, then the newest pyenv 3.12 and 3.13 (when present)."""
+    this = find_interpreter()
+    newest: dict[tuple[int, ...], Interpreter] = {}
+    for found in other_pythons():
+        interpreter = found.interpreter
+        if interpreter is not None and interpreter.version[:2] in ((3, 12), (3, 13)) and found.origin == "pyenv":
+            newest[interpreter.version[:2]] = interpreter  # other_pythons sorts pyenv's by version
+    return [this, *(i for i in newest.values() if i.version[:2] != this.version[:2])]
+
+
+def backend_rows(instance, interpreter: Interpreter, folder: Path) -> list[tuple[str, str, float, float, str]]:
+    """(interpreter, run, in-child s, wall s, note) rows: untraced, then each backend it can use."""
+    label = f"{interpreter.version_text}"
+    plain, plain_wall, _ = best_child([interpreter.path, "-I", "-B", "main.py"], folder)
+    rows = [(label, "untraced", plain, plain_wall, "")]
+    os.environ[INTERPRETER_ENV] = interpreter.path
+    try:
+        for backend in ("c", "monitoring", "python"):
+            tracer = PythonTracer(backend)
+            if tracer.backend_for(interpreter) != backend:
+                continue
+            inside, wall, calls = best_tracer(tracer, instance)
+            rows.append((label, f"ours ({backend} backend)", inside, wall, f"{calls:,} program calls counted"))
+    finally:
+        del os.environ[INTERPRETER_ENV]
+    return rows
+
+
 def main() -> None:
     print(f"Python {sys.version.split()[0]}, C backend built: {c_backend_available()}, repeats: best of {REPEATS}")
     with tempfile.TemporaryDirectory() as temp:
@@ -141,30 +174,36 @@ def main() -> None:
         instance = load_program(folder, "python", [], require_ground_truth=False)[0]
         python = [sys.executable, "-I", "-B"]
 
-        plain, plain_wall, _ = best_child([*python, "main.py"], folder)
         started = time.perf_counter()
         for _ in range(REPEATS):
             subprocess.run([*python, "-c", "pass"], check=True)
         startup = (time.perf_counter() - started) / REPEATS
+        rows = []
+        for interpreter in interpreters():
+            rows += backend_rows(instance, interpreter, folder)
+        this = rows[0][0]
+        plain = {label: inside for label, name, inside, _, _ in rows if name == "untraced"}
         baseline, baseline_wall, out = best_child([*python, str(Path(temp) / "baseline.py"), "main.py"], folder)
         baseline_calls = int(re.search(r"CALLS (\d+)", out).group(1))
         stdlib, stdlib_wall, _ = best_child([*python, "-m", "trace", "--trackcalls", "main.py"], folder)
-        rows = [("untraced", plain, plain_wall, "")]
-        for backend in ("c", "python"):
-            if backend == "c" and not c_backend_available():
-                continue
-            inside, wall, calls = best_tracer(PythonTracer(backend), instance)
-            rows.append((f"ours ({backend} backend)", inside, wall, f"{calls:,} program calls counted"))
-        rows.append(("plain sys.settrace baseline", baseline, baseline_wall, f"{baseline_calls:,} call events"))
-        rows.append(("python -m trace --trackcalls", stdlib, stdlib_wall, ""))
+        rows.append((this, "plain sys.settrace baseline", baseline, baseline_wall, f"{baseline_calls:,} call events"))
+        rows.append((this, "python -m trace --trackcalls", stdlib, stdlib_wall, ""))
 
-        print(f"\nCall-heavy program (no-op child start-up: {startup * 1000:.0f} ms)")
-        print(f"{'run':32} {'in-child s':>10} {'x untraced':>10} {'wall s':>8}  note")
-        for name, inside, wall, note in rows:
-            print(f"{name:32} {inside:10.3f} {inside / plain:10.2f} {wall:8.3f}  {note}")
-        ours = rows[1][1]
-        print(f"\nours vs settrace baseline: {baseline / ours:.1f}x faster; "
-              f"vs python -m trace: {stdlib / ours:.1f}x faster; overhead {ours / plain:.2f}x untraced")
+        print(f"\nCall-heavy program (no-op child start-up: {startup * 1000:.0f} ms); x untraced: against the "
+              f"untraced run of the same interpreter")
+        print(f"{'python':8} {'run':30} {'in-child s':>10} {'x untraced':>10} {'wall s':>8}  note")
+        for label, name, inside, wall, note in rows:
+            print(f"{label:8} {name:30} {inside:10.3f} {inside / plain[label]:10.2f} {wall:8.3f}  {note}")
+        overhead = {(label, name): inside / plain[label] for label, name, inside, _, _ in rows}
+        ours = next(inside for label, name, inside, _, _ in rows if label == this and name.startswith("ours"))
+        print(f"\nours ({this}, {PythonTracer().active_backend}) vs settrace baseline: {baseline / ours:.1f}x faster; "
+              f"vs python -m trace: {stdlib / ours:.1f}x faster")
+        c_rows = {label: ratio for (label, name), ratio in overhead.items() if name == "ours (c backend)"}
+        for (label, name), ratio in overhead.items():
+            if name == "ours (monitoring backend)":
+                against = ", ".join(f"{ratio / c_ratio:.2f}x the C backend's on {c_label}"
+                                    for c_label, c_ratio in c_rows.items())
+                print(f"monitoring on {label}: {ratio:.2f}x untraced; {against or 'no C backend to compare'}")
 
     demo_root = ROOT / "resources" / "demo" / "benchmark" / "python"
     demos = [load_program(p, "python", [])[0] for p in sorted(demo_root.iterdir()) if p.is_dir()]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.dataset.indexing import open_dataset
-from core.report.terminal_text import visible
+from core.report.terminal_text import SafeTerminalStream, visible
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import FakeChatServer, ok, status
@@ -118,3 +118,13 @@ def test_a_traced_program_in_a_hostile_folder_printing_control_sequences(tmp_pat
     assert_terminal_safe(out, err)
     assert '"main.shout"' in out  # the graph of what ran is still printed
     assert "prog\\u001b[2J" in out + err
+
+
+def test_flushing_the_wrapper_of_a_closed_stream_is_harmless(tmp_path):
+    """Python 3.13 finalises the wrapper after the stream beneath is closed (pytest's capture, exit)."""
+    with open(tmp_path / "out.txt", "w", encoding="utf-8") as beneath:
+        stream = SafeTerminalStream(beneath)
+        stream.write("done\n")
+    stream.flush()
+    stream.close()
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "done\n"

@@ -1,6 +1,7 @@
 """The Python tracer end to end: demo programs against their ground truth, the program's
 environment, evidence (counts and call-site lines), kills, unresolved frames, `check()`."""
 import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -9,19 +10,13 @@ import pytest
 from core import traces
 from core.dataset.layout import load_program
 from core.records import CallGraph
+from tests.tracers.python_legs import all_legs, assert_backends_agree, leg, leg_interpreter, leg_on
 from tracers import tracer_for
 from tracers.python import TRACER, PythonTracer, c_backend_available
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEMO = ROOT / "resources" / "demo" / "benchmark" / "python"
 DEMOS = sorted(p.name for p in DEMO.iterdir() if (p / "callgraph.json").is_file())
-BACKENDS = ["c", "python"]
-
-
-def backend_or_skip(backend: str) -> PythonTracer:
-    if backend == "c" and not c_backend_available():
-        pytest.skip("the C extension is not built (pip install -e .)")
-    return PythonTracer(backend)
 
 
 def instance_of(folder: Path):
@@ -38,26 +33,33 @@ def program(tmp_path: Path, files: dict[str, str]):
     return instance_of(folder)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("program_id", DEMOS)
-def test_demo_programs_match_their_callgraph(program_id, backend):
-    tracer = backend_or_skip(backend)
+def test_demo_programs_match_their_callgraph_with_every_backend(program_id):
+    """Each backend that can run here (`python_legs`: C, sys.monitoring on 3.12+, pure Python) gives
+    the ground truth, and all give the same counts and call-site lines."""
     folder = DEMO / program_id
     truth = CallGraph.from_dict(json.loads((folder / "callgraph.json").read_text(encoding="utf-8")))
-    run = tracer.trace(instance_of(folder))
-    assert run.status == traces.OK, run.message + run.stderr_tail
-    assert run.graph.edge_set == truth.edge_set
-    assert run.graph.keys == truth.keys
-    assert not run.unresolved
+    runs = {}
+    for backend, interpreter in all_legs():
+        with leg_on(backend, interpreter) as tracer:
+            run = runs[backend, interpreter] = tracer.trace(instance_of(folder))
+        assert run.status == traces.OK, f"{backend}: {run.message}{run.stderr_tail}"
+        assert run.graph.edge_set == truth.edge_set, backend
+        assert run.graph.keys == truth.keys
+        assert not run.unresolved
+    assert {backend for backend, _ in runs} >= {"python"}
+    assert_backends_agree(runs)
 
 
 def test_registry_gives_this_tracer_and_check_names_the_backend():
     assert tracer_for("python") is TRACER
     status = TRACER.check()
     assert status.ok and status.language == "python"
-    expected = "C extension" if c_backend_available() else "pure-Python fallback"
+    expected = ("C extension" if c_backend_available() else
+                "sys.monitoring (PEP 669)" if sys.version_info >= (3, 12) else "pure-Python fallback")
     assert expected in status.detail
     assert "pure-Python fallback" in PythonTracer("python").check().detail
+    assert ("sys.monitoring (PEP 669)" in PythonTracer("monitoring").check().detail) == (sys.version_info >= (3, 12))
     with pytest.raises(ValueError):
         PythonTracer("rust")
 
@@ -93,12 +95,15 @@ def test_counts_and_call_site_lines(tmp_path):
 
         g()
         """})
-    for backend in BACKENDS:
-        run = backend_or_skip(backend).trace(instance)
-        evidence = {e.edge: e for e in run.edges}
-        assert evidence[("main.g", "main.f")].count == 4
-        assert evidence[("main.g", "main.f")].lines == (6, 8)
-        assert evidence[("main", "main.g")].lines == (11,)
+    for backend in ("c", "monitoring", "python"):
+        if leg_interpreter(backend)[0] is None:
+            continue
+        with leg(backend) as tracer:
+            run = tracer.trace(instance)
+        seen = {e.edge: e for e in run.edges}
+        assert seen[("main.g", "main.f")].count == 4, backend
+        assert seen[("main.g", "main.f")].lines == (6, 8)
+        assert seen[("main", "main.g")].lines == (11,)
         assert all(e.count_known for e in run.edges)
 
 
@@ -147,3 +152,50 @@ def test_compile_error_and_missing_entry_point_do_not_run(tmp_path):
     run = TRACER.trace(broken)
     assert run.status == traces.COMPILE_ERROR and run.message.startswith("main.py:1:")
     assert not run.ran and run.nodes[0].name == "main"
+
+
+def test_generator_throw_close_and_coroutine_send_are_calls_with_every_backend(tmp_path):
+    """Resuming by `throw()` (and `close()`, which throws GeneratorExit) is a call, as `next()` and
+    `send()` are: sys.monitoring's PY_THROW event, setprofile's call event."""
+    instance = program(tmp_path, {"main.py": """\
+        def f():
+            return 1
+
+
+        def gen():
+            while True:
+                try:
+                    yield f()
+                except ValueError:
+                    f()
+
+
+        def g():
+            it = gen()
+            next(it)
+            it.throw(ValueError)
+            it.close()
+
+
+        async def co():
+            f()
+
+
+        def h():
+            try:
+                co().send(None)
+            except StopIteration:
+                pass
+
+
+        g()
+        h()
+        """})
+    runs = {}
+    for backend, interpreter in all_legs():
+        with leg_on(backend, interpreter) as tracer:
+            run = runs[backend, interpreter] = tracer.trace(instance)
+        seen = {e.edge: e for e in run.edges}
+        assert seen[("main.g", "main.gen")].lines == (15, 16, 17) and seen[("main.g", "main.gen")].count == 3, backend
+        assert seen[("main.gen", "main.f")].count == 3 and seen[("main.h", "main.co")].count == 1
+    assert_backends_agree(runs)

@@ -96,6 +96,24 @@ def test_doctor_lists_every_toolchain_and_the_sandbox(capsys):
     assert code in (0, 1)
 
 
+
+def test_doctor_names_the_python_backend_of_each_interpreter_found(capsys):
+    import sys
+
+    from tracers.python import PythonTracer
+    from tracers.python_interpreter import find_interpreter
+
+    main(["doctor", "--format", "json"])
+    checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    this = checks[f"python backend: this {'.'.join(map(str, sys.version_info[:3]))}"]
+    expected = PythonTracer().backend_for(find_interpreter())
+    named = {"c": "C extension", "monitoring": "sys.monitoring", "python": "pure-Python fallback"}[expected]
+    assert this["optional"] and this["detail"].endswith(f": {expected} ({named})")
+    for name, check in checks.items():
+        if name.startswith("python backend: pyenv 3.1") and int(name.split(".")[1]) >= 12:
+            assert check["detail"].endswith(("c (C extension)", "monitoring (sys.monitoring)")), check
+
+
 def test_trace_runs_names_the_edges_seen_in_only_some_runs(capsys, tmp_path):
     folder = tmp_path / "coin_0001"
     folder.mkdir()

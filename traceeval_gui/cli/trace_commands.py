@@ -93,11 +93,13 @@ def retrace(args) -> int:
 
 def doctor(args) -> int:
     from tracers.java_doctor import jdk_rows  # here: it imports the Java tracer (tree-sitter), slow for startup
+    from tracers.python import backend_rows as python_backend_rows  # here too: it loads tree-sitter
 
     rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
     chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
     rows += chosen_jdk + sandbox_report()
     optional = other_jdks + analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
+    optional += python_backend_rows()  # each Python found and its profiler backend: informative
     status = 0 if all(ok for _, ok, _ in rows) else 1
     if args.format != "text":
         records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]

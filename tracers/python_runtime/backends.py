@@ -1,8 +1,10 @@
-"""The two profiler backends behind one interface (install, uninstall, counts, thread_hook).
+"""The three profiler backends behind one interface (install, uninstall, counts, thread_hook).
 
-`CBackend` drives the C extension `_profiler`. `PythonBackend` is the pure-Python fallback
-(`sys.setprofile`) used when the extension is not built: the same algorithm, slower. Both
-count calls per (caller id, callee id, caller instruction offset), so they log the same records.
+`CBackend` drives the C extension `_profiler`. `MonitoringBackend` (Python 3.12+, PEP 669
+`sys.monitoring`) is used when the extension is not built for the interpreter: only program
+functions and the SPECIAL frames raise events, every other code object is switched off at its
+first event. `PythonBackend` is the pure-Python fallback (`sys.setprofile`) for 3.10 and 3.11.
+All count calls per (caller id, callee id, caller instruction offset), so they log the same records.
 """
 import sys
 
@@ -70,12 +72,138 @@ class PythonBackend:
         key = (caller, callee, site)
         count = self.counted.get(key)
         if count is None:
-            line = f.f_lineno if site >= 0 else -1 - site
             self.counted[key] = 1
-            self.lines[key] = line
-            recorder.new_edge(caller, callee, line)
+            if key not in self.lines:  # the monitoring backend's fast path may have seen it
+                line = self.lines[key] = f.f_lineno if site >= 0 else -1 - site
+                recorder.new_edge(caller, callee, line)
         else:
             self.counted[key] = count + 1
+
+
+class MonitoringBackend(PythonBackend):
+    """`sys.monitoring` events PY_START, PY_RESUME (a generator or coroutine resumed) and PY_THROW
+    (resumed by `throw()`): the `call` events of `sys.setprofile`, attributed by the same walk.
+
+    Events are per interpreter, so new threads need no hook. A PY_START or PY_RESUME of code that
+    can never be a callee or SPECIAL (library, module, class body, generator expression, boundary)
+    returns DISABLE: that code location raises no more events. PY_THROW cannot be disabled.
+    """
+
+    name = "monitoring"
+    EVENTS = ("PY_START", "PY_RESUME", "PY_THROW")
+
+    def __init__(self, recorder, tool):
+        super().__init__(recorder)
+        recorder.thread_hook = None  # events reach every thread: no per-thread hook
+        self.tool = tool
+        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> [count, edge key or None]
+
+    @staticmethod
+    def free_tool():
+        """A free tool id (the profiler's, else an unnamed one), or None."""
+        monitoring = _monitoring()
+        if monitoring is None:
+            return None
+        return next((tool for tool in (monitoring.PROFILER_ID, 3, 4) if monitoring.get_tool(tool) is None), None)
+
+    def install(self):
+        monitoring = _monitoring()
+        monitoring.use_tool_id(self.tool, "traceeval")
+        events = monitoring.events
+        started, thrown = self._callbacks()
+        monitoring.register_callback(self.tool, events.PY_START, started)
+        monitoring.register_callback(self.tool, events.PY_RESUME, started)
+        monitoring.register_callback(self.tool, events.PY_THROW, thrown)
+        monitoring.set_events(self.tool, events.PY_START | events.PY_RESUME | events.PY_THROW)
+
+    def uninstall(self):
+        monitoring = _monitoring()
+        if monitoring.get_tool(self.tool) != "traceeval":
+            return
+        monitoring.set_events(self.tool, 0)
+        for event in self.EVENTS:
+            monitoring.register_callback(self.tool, getattr(monitoring.events, event), None)
+        monitoring.free_tool_id(self.tool)
+
+    def counts(self):
+        totals = dict(self.counted)
+        for count, edge in list(self.direct.values()):
+            if edge is not None:
+                totals[edge] = totals.get(edge, 0) + count
+        lines = self.lines
+        return [(key[0], key[1], lines[key], count) for key, count in totals.items()]
+
+    def _callbacks(self):
+        """The event callbacks, as closures over what they need (no attribute look-ups per call).
+
+        The fast path: a program function called straight from a program (or transparent) frame
+        is counted in `direct` under (id(caller code), caller offset, id(callee code)), one dict
+        look-up with no classification and no walk (the code objects are kept alive by
+        `recorder.kinds`, so their ids are not reused). Everything else takes the walk of
+        `PythonBackend._record`."""
+        recorder = self.recorder
+        kinds = recorder.kinds
+        resolve = recorder.resolve
+        special = recorder.special
+        new_edge = recorder.new_edge
+        record = self._record
+        direct = self.direct
+        lines = self.lines
+        frame_of = sys._getframe
+        disable = _monitoring().DISABLE
+        program, special_kind, callers = rec.PROGRAM, rec.SPECIAL, rec.CALLERS
+
+        def started(code, offset):
+            caller_frame = key = None
+            try:
+                caller_frame = frame_of(2)  # 0: this callback, 1: the callee
+            except ValueError:  # the callee is the first frame of a thread started from C
+                pass
+            else:
+                key = (id(caller_frame.f_code), caller_frame.f_lasti, id(code))
+                cell = direct.get(key)
+                if cell is not None:
+                    cell[0] += 1
+                    return None
+            known = kinds.get(id(code))
+            if known is None:
+                kind, callee = resolve(code, frame_of(1))
+            else:
+                kind, callee = known[1], known[2]
+            if kind == special_kind:
+                special(frame_of(1))
+                return None
+            if kind != program:
+                return disable
+            if caller_frame is not None:
+                caller_kind, caller = resolve(caller_frame.f_code, caller_frame)
+                if caller_kind in callers:
+                    edge = None if caller == callee else (caller, callee, caller_frame.f_lasti)
+                    direct[key] = [1, edge]
+                    if edge is not None and edge not in lines:
+                        line = lines[edge] = caller_frame.f_lineno
+                        new_edge(caller, callee, line)
+                    return None
+            record(frame_of(1), callee)
+            return None
+
+        def thrown(code, offset, exception):
+            known = kinds.get(id(code))
+            if known is None:
+                kind, callee = resolve(code, frame_of(1))
+            else:
+                kind, callee = known[1], known[2]
+            if kind == program:
+                record(frame_of(1), callee)
+            elif kind == special_kind:
+                special(frame_of(1))
+
+        return started, thrown
+
+
+def _monitoring():
+    """`sys.monitoring`, or None before Python 3.12."""
+    return getattr(sys, "monitoring", None)
 
 
 class CBackend:

@@ -1,4 +1,5 @@
-"""Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <c|python|auto> [args]`.
+"""Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <backend> [args]`
+(backend: c, monitoring, python or auto).
 
 Writes the trace log to `$TRACEEVAL_LOG` (removed from the program's environment) and runs the
 entry file as Python would: as `__main__`, `sys.argv == [entry]`, `sys.path[0]` the program
@@ -32,16 +33,28 @@ def _load_runtime():
 
 
 def _backend(wanted, backends, recorder):
-    if wanted != "python":
+    """The backend the parent chose (`c`, `monitoring`, `python`; `auto`: the fastest here).
+    One that cannot run here falls back to the next, with a warning when it was asked for."""
+    if wanted in ("c", "auto"):
         try:
             from _traceeval_runtime import _profiler
         except ImportError as error:
             if wanted == "c":
-                recorder.write(b'["W",' + _json(f"C profiler not available ({error}); used the pure-Python "
-                                                "fallback") + b']\n')
+                _warn(recorder, f"C profiler not available ({error}); used the fallback")
         else:
             return backends.CBackend(recorder, _profiler)
+    if wanted in ("c", "monitoring", "auto"):
+        tool = backends.MonitoringBackend.free_tool()
+        if tool is not None:
+            return backends.MonitoringBackend(recorder, tool)
+        if wanted == "monitoring":
+            _warn(recorder, f"sys.monitoring not available (Python {sys.version.split()[0]}, 3.12+ has it) or no "
+                            "free tool id; used the pure-Python fallback")
     return backends.PythonBackend(recorder)
+
+
+def _warn(recorder, text):
+    recorder.write(b'["W",' + _json(text) + b']\n')
 
 
 def _json(text):
