@@ -60,6 +60,37 @@ class UnresolvedFrame:
 
 
 @dataclass(frozen=True)
+class ChildProcess:
+    """A process the program started. Children of the program's own language are traced (`traced`) and
+    their edges merged into the run; `edges` are the ones this child saw. Other programs are listed only."""
+
+    argv: tuple[str, ...]  # as started, each argument and the list cut short (`child_processes`)
+    language: str = ""  # the tracer's language when traced, else ""
+    traced: bool = False
+    exit_code: int | None = None  # None when unknown (still running when the run ended, or not reported)
+    edges: tuple[Edge, ...] = ()
+
+    def summary(self) -> str:
+        """One line naming it: `python worker.py 3 (traced python, exit 0, 4 edge(s))`."""
+        argv = " ".join(self.argv)
+        argv = argv if len(argv) <= 120 else argv[:117] + "..."
+        ended = "exit code unknown" if self.exit_code is None else f"exit {self.exit_code}"
+        if self.traced:
+            return f"{argv} (traced {self.language}, {ended}, {len(self.edges)} edge(s))"
+        return f"{argv} (not traced: another program, {ended})"
+
+    def to_dict(self) -> dict:
+        return {"argv": list(self.argv), "language": self.language, "traced": self.traced,
+                "exit_code": self.exit_code, "edges": [list(edge) for edge in self.edges]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> ChildProcess:
+        return cls(argv=tuple(str(a) for a in data.get("argv", ())), language=str(data.get("language", "")),
+                   traced=bool(data.get("traced", False)), exit_code=data.get("exit_code"),
+                   edges=tuple((str(e[0]), str(e[1])) for e in data.get("edges", ())))
+
+
+@dataclass(frozen=True)
 class TraceRun:
     """One traced run of a program (or N runs combined): how it ended, the edges it witnessed with their evidence,
     the frames that could not be named, and the tails of its output."""
@@ -82,6 +113,7 @@ class TraceRun:
     timings: Mapping[str, float] = field(default_factory=dict)  # phase -> seconds
     runs: int = 1
     sandbox: str = ""  # how the program was isolated, e.g. "bwrap (network cut, read-only host)"
+    children: tuple[ChildProcess, ...] = ()  # processes the program started, in the order seen
 
     @property
     def graph(self) -> CallGraph:
@@ -108,6 +140,7 @@ class TraceRun:
             "unresolved": [{"frame": u.frame, "reason": u.reason, "count": u.count} for u in self.unresolved],
             "warnings": list(self.warnings), "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "stdout_tail": self.stdout_tail, "stderr_tail": self.stderr_tail,
+            "children": [child.to_dict() for child in self.children],
         }
 
     @classmethod
@@ -125,6 +158,7 @@ class TraceRun:
                              for u in data.get("unresolved", ())),
             warnings=tuple(data.get("warnings", ())), timings=dict(data.get("timings", {})),
             stdout_tail=data.get("stdout_tail", ""), stderr_tail=data.get("stderr_tail", ""),
+            children=tuple(ChildProcess.from_dict(c) for c in data.get("children", ())),
         )
 
 

@@ -23,7 +23,12 @@
    kept (`keep_self_edges=True`), as in the released Java data.
 4. A new thread's first program frame is called by the frame that ran `Thread.start()` on it;
    threads started by the JDK (executor pools, timers) have no caller for their first frame.
-5. The main thread's uncaught exception is logged (status exception) and printed as the JVM
+5. The agent is given through `$JAVA_TOOL_OPTIONS`, so a `java` child process (`ProcessBuilder`
+   running `java`) loads it too and is traced by the same plan: it writes its own log
+   (`ChildProcesses.java`, `tracers.child_processes`), its edges join the run's and it is named in
+   the run's `children`; `ProcessBuilder.start` is instrumented to list every program started.
+   The child's own stderr begins with the JVM's "Picked up JAVA_TOOL_OPTIONS" note.
+6. The main thread's uncaught exception is logged (status exception) and printed as the JVM
    would; `System.exit(n)` is status exit_code; counts are written by a shutdown hook, so a
    killed run (timeout) keeps its edges with counts marked unknown.
 """
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from core import traces
@@ -39,7 +45,7 @@ from core.errors import TracerError
 from core.records import Instance
 from core.symbols import extract_symbols
 from core.traces import TraceRun
-from tracers import java_toolchain
+from tracers import child_processes, java_toolchain
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.java_compiler import CompiledClass, CompileServer, compile_program
 from tracers.java_plan import build_plan
@@ -49,6 +55,8 @@ from tracers.sandbox_view import install_root
 from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
 
 MAIN_SIGNATURE = ":main(java.lang.String[])"
+TOOL_OPTIONS_ENV = "JAVA_TOOL_OPTIONS"
+TOP_PROPERTY = "-Dtraceeval.top=true"  # the program's own JVM: it writes the handed log, children their own
 ACC_PUBLIC_STATIC = 0x0001 | 0x0008
 COMPILE_TIMEOUT_S = 60.0
 
@@ -148,23 +156,42 @@ class JavaTracer:
                 return early(traces.NO_ENTRY_POINT, f"{main_class} has no public static void main(String[])")
             (out / "plan.tsv").write_text(plan.text(), encoding="utf-8")
             log = folder.private / "trace.log"
-            argv = [str(jdk.java), *jvm_options(options.limits), f"-javaagent:{agent}={out / 'plan.tsv'}",
-                    "-cp", str(classes), entry.replace("/", ".")]
+            tool_options = tool_options_for(options.limits, agent, out / "plan.tsv")
+            argv = [str(jdk.java), *jvm_options(options.limits), TOP_PROPERTY, "-cp", str(classes),
+                    entry.replace("/", ".")]
             clock_phase = time.monotonic()
             toolchain = [*install_root(jdk.java), agent, *java_toolchain.asm_jars(), out]
-            result = run_sandboxed(argv, folder, read_only=toolchain, handed={LOG_ENV: log},
-                                   limits=options.limits, cancel=options.cancel)
+            result = run_sandboxed(argv, folder, env={TOOL_OPTIONS_ENV: tool_options}, read_only=toolchain,
+                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
+                                   child_logs=folder.children)
+            result = replace(result, stderr=without_tool_options_note(result.stderr, tool_options))
             timings["run"] = time.monotonic() - clock_phase
-            raw = read_log(log, options.limits)
+            parent = read_log(log, options.limits)
+            children = child_processes.read_child_logs(folder.children, options.limits)
 
         def name_of(frame: str) -> str | None:
             index = int(frame) if frame.isdigit() else -1
             return nodes[index].name if 0 <= index < len(nodes) else None
 
-        return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
-                         version=self.version, started_at=started_at, nodes=nodes, raw=raw, result=result,
-                         limits=options.limits, name_of=name_of, keep_self_edges=True, timings=timings,
-                         warnings=[*folder.notes, *level_note, *plan.warnings])
+        run = build_run(instance_key=instance.key, language=self.language, tracer=self.name,
+                        version=self.version, started_at=started_at, nodes=nodes,
+                        raw=child_processes.merged(parent, children), result=result, limits=options.limits,
+                        name_of=name_of, keep_self_edges=True, timings=timings,
+                        warnings=[*folder.notes, *level_note, *plan.warnings])
+        return replace(run, children=child_processes.child_facts(parent, children, name_of, keep_self_edges=True))
+
+
+def tool_options_for(limits: Limits, agent: Path, plan: Path) -> str:
+    """`$JAVA_TOOL_OPTIONS` of a run: every JVM started in the sandbox (a `java` child process too) loads
+    the agent with the plan and gets the same memory options."""
+    return " ".join([*jvm_options(limits), f"-javaagent:{agent}={plan}"])
+
+
+def without_tool_options_note(stderr: str, tool_options: str) -> str:
+    """The program's stderr without the note every JVM prints when `$JAVA_TOOL_OPTIONS` is set
+    (a child JVM's own stderr keeps it: the program reading it sees the note)."""
+    note = f"Picked up {TOOL_OPTIONS_ENV}: {tool_options}\n"
+    return stderr[len(note):] if stderr.startswith(note) else stderr
 
 
 def _is_public_static_main(classes: list[CompiledClass], internal_name: str) -> bool:

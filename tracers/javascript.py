@@ -36,6 +36,10 @@ Asynchronous code (details at the top of `js_runtime/runtime.js`):
   program frame that was on top when the callback was registered (wrapped `then` and
   schedulers, no async_hooks). A function entered with an empty stack otherwise (an I/O
   callback from Node internals) makes no edge and is listed as unresolved.
+- a `node` child process (`child_process.spawn('node', ...)`, `fork`, `execFile`...) inherits
+  `NODE_OPTIONS` (`--require` the runtime; the runtime adds it back to an explicit `env`), so it is
+  traced by the same rules; it writes its own log (`tracers.child_processes`), its edges join the
+  run's and it is named in the run's `children`; other programs started are listed, untraced.
 - call-site lines are exact for call and `new` expressions; calls without a call expression
   (getters, setters, iterator steps, tagged templates) carry the line of the caller's most
   recent call, an approximation.
@@ -47,6 +51,7 @@ import re
 import shutil
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from core import traces
@@ -55,6 +60,7 @@ from core.records import Instance
 from core.symbols import SymbolTable, extract_symbols
 from core.symbols.parsing import Source, first_error_line
 from core.traces import TraceRun
+from tracers import child_processes
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.js_instrument import Span, instrument
 from tracers.run_folder import run_folder
@@ -66,6 +72,7 @@ RUNTIME = Path(__file__).with_name("js_runtime") / "runtime.js"
 MINIMUM_NODE = 18
 ROOT_ENV = "TRACEEVAL_ROOT"
 CJS_ENV = "TRACEEVAL_CJS"  # CommonJS files the runtime compiles before the program starts
+NODE_OPTIONS_ENV = "NODE_OPTIONS"
 COMPILE_ERROR_MARK = "compile error: "  # a `W` record the runtime writes for a syntax error
 
 
@@ -122,20 +129,27 @@ class JavaScriptTracer:
             argv = [node, f"--max-old-space-size={heap_mb(options.limits)}", "--require", str(RUNTIME),
                     entry]
             env = {ROOT_ENV: str(copy),
-                   CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files))}
+                   CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files)),
+                   NODE_OPTIONS_ENV: node_options(options.limits)}
             result = run_sandboxed(argv, folder, env=env, read_only=[*install_root(node), RUNTIME.parent],
-                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel)
+                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
+                                   child_logs=folder.children)
             timings["run"] = result.duration_s
-            raw = read_log(log, options.limits)
-        compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in raw.warnings if w.startswith(COMPILE_ERROR_MARK)]
+            parent = read_log(log, options.limits)
+            children = child_processes.read_child_logs(folder.children, options.limits)
+        compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in parent.warnings if w.startswith(COMPILE_ERROR_MARK)]
         if compile_errors:
             return stopped(traces.COMPILE_ERROR, located(compile_errors[0], result.stderr, copy))
         known = set(table.by_name)
-        return build_run(instance_key=instance.key, language=self.language, tracer=self.name,
-                         version=self.version, started_at=started_at, nodes=table.nodes, raw=raw,
-                         result=result, limits=options.limits,
-                         name_of=lambda frame: frame if frame in known else None,
-                         keep_self_edges=False, timings=timings, warnings=warnings)
+
+        def name_of(frame: str) -> str | None:
+            return frame if frame in known else None
+
+        run = build_run(instance_key=instance.key, language=self.language, tracer=self.name,
+                        version=self.version, started_at=started_at, nodes=table.nodes,
+                        raw=child_processes.merged(parent, children), result=result, limits=options.limits,
+                        name_of=name_of, keep_self_edges=False, timings=timings, warnings=warnings)
+        return replace(run, children=child_processes.child_facts(parent, children, name_of, keep_self_edges=False))
 
 
 def write_instrumented(copy: Path, files: dict[str, str], table: SymbolTable) -> list[str]:
@@ -197,6 +211,11 @@ def syntax_problem(files: dict[str, str]) -> str:
         if line is not None:
             return f"{path}:{line}: syntax error"
     return ""
+
+
+def node_options(limits: Limits) -> str:
+    """`$NODE_OPTIONS` of a run: a `node` child process inherits it, and so is traced like the program."""
+    return f"--require {RUNTIME} --max-old-space-size={heap_mb(limits)}"
 
 
 def heap_mb(limits: Limits) -> int:

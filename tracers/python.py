@@ -27,7 +27,11 @@ Attribution rules (what counts as the caller of a program frame):
   `asyncio.run(main())` at module level is `main -> main.main`; `await asyncio.gather(f(), g())`
   in `main.main` is `main.main -> main.f` and `main.main -> main.g`. A plain callback run by the
   loop (`call_soon`) falls back to the frames below the loop;
-- self-edges are dropped; the call-site line is the caller frame's current line.
+- self-edges are dropped; the call-site line is the caller frame's current line;
+- a child process run by the same interpreter on a script (`subprocess.run([sys.executable,
+  "worker.py"])`) is traced too (`python_runtime/children.py`), with the same rules: its edges
+  join the run's, and it is named in the run's `children` with the edges it saw; `-c`/`-m`
+  children and other programs are listed untraced (`tracers.child_processes`).
 
 Where Python puts calls outside any node: class bodies and comprehensions (above); default
 argument values and decorators are evaluated when `def`/`class` runs, so their calls are the
@@ -57,7 +61,7 @@ from core import traces
 from core.records import Instance
 from core.symbols import extract_symbols
 from core.traces import TraceRun
-from tracers import tracelog
+from tracers import child_processes, tracelog
 from tracers.base import ToolchainStatus, TraceOptions
 from tracers.python_frames import FrameNames
 from tracers.python_interpreter import Interpreter, InterpreterProblem, find_interpreter, other_pythons
@@ -138,17 +142,21 @@ class PythonTracer:
             argv = [interpreter.path, "-I", "-B", RUN_SCRIPT, str(folder.program), instance.entry_point,
                     self.backend_for(interpreter)]
             result = run_sandboxed(argv, folder, read_only=[*install_root(interpreter.path), Path(RUNTIME_DIR)],
-                                   handed={tracelog.LOG_ENV: log}, limits=options.limits, cancel=options.cancel)
-            raw = tracelog.read_log(log, options.limits)
+                                   handed={tracelog.LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
+                                   child_logs=folder.children)
+            parent = tracelog.read_log(log, options.limits)
+            children = child_processes.read_child_logs(folder.children, options.limits)
         timings["run"] = time.perf_counter() - clock
         clock = time.perf_counter()
         names = FrameNames(table, sources)
         run = tracelog.build_run(
             instance_key=instance.key, language="python", tracer=self.name, version=self.version,
-            started_at=started_at, nodes=table.nodes, raw=raw, result=result, limits=options.limits,
-            name_of=names.name_of, keep_self_edges=False, timings=timings, warnings=folder.notes)
+            started_at=started_at, nodes=table.nodes, raw=child_processes.merged(parent, children), result=result,
+            limits=options.limits, name_of=names.name_of, keep_self_edges=False, timings=timings,
+            warnings=folder.notes)
+        facts = child_processes.child_facts(parent, children, names.name_of, keep_self_edges=False)
         timings["map"] = time.perf_counter() - clock
-        return replace(run, duration_s=sum(timings.values()), timings=timings)
+        return replace(run, duration_s=sum(timings.values()), timings=timings, children=facts)
 
 
 def backend_rows(tracer: PythonTracer | None = None) -> list[tuple[str, bool, str]]:

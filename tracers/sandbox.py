@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tracers import child_log_folder
 from tracers.run_folder import RunFolder
 from tracers.sandbox_cgroups import RunCgroups
 from tracers.sandbox_view import Identity, build_view, die_with_parent, drop_to, enter_staged, sandbox_identity
@@ -76,6 +77,7 @@ class SandboxResult:
     cancelled: bool = False  # the caller's cancel event stopped it (the tree was killed: see `signal`)
     memory_limited: bool = False
     refused: str = ""  # why the run did not start: a weakness the user did not allow
+    child_logs_limited: str = ""  # why the child-process log folder stopped the run ('' when it did not)
 
     @property
     def limit_reason(self) -> str | None:
@@ -86,6 +88,8 @@ class SandboxResult:
             return "memory limit"
         if self.output_limited:
             return "output size limit"
+        if self.child_logs_limited:
+            return "child log limit"
         if self.timed_out:
             return "wall-clock time limit"
         if self.signal == signal.SIGXCPU:
@@ -152,7 +156,7 @@ def scrubbed_environment(extra: Mapping[str, str], home: Path) -> dict[str, str]
 def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, str] = {},
                   read_only: Sequence[Path] = (), handed: Mapping[str, Path] = {},
                   limits: Limits = Limits(), cancel: threading.Event | None = None,
-                  allowed: set[str] | None = None) -> SandboxResult:
+                  allowed: set[str] | None = None, child_logs: Path | None = None) -> SandboxResult:
     """Run `argv` in the program folder of `folder` under `limits`.
 
     `read_only` are the toolchain folders and files the program needs to see; `env` is added
@@ -161,6 +165,9 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     the program's inherited descriptor of it (`/proc/self/fd/N`). Setting `cancel` kills the
     whole process tree within a few hundredths of a second. Returns when the tree is gone.
     `allowed` overrides the user's allowed weaknesses (the doctor probes whatever holds).
+    `child_logs`, a new folder (in `folder.base`) the program's traced children write their logs to,
+    is shown read-write and named by `$TRACEEVAL_CHILD_LOGS` (`child_log_folder`); the run is stopped
+    when it holds too much.
     """
     cgroups = RunCgroups.create(limits.processes, limits.memory_mb)
     lacking = weaknesses(cgroups)
@@ -180,14 +187,29 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
             full_env[name] = f"/proc/self/fd/{fd}"
         _give_folders(folder, identity)
         command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors)
+        if child_logs is not None:
+            command = _with_child_logs(command, child_logs, full_env, identity, command[0] == bwrap_path())
         if lacking:
             isolation += f"; lacking, as allowed by {ALLOW_ENV}: " + "; ".join(lacking.values())
         return _supervise(command, folder, full_env, descriptors, staged, identity, cgroups, limits,
-                          cancel, isolation)
+                          cancel, isolation, child_logs)
     finally:
         for fd in descriptors:
             os.close(fd)
         cgroups.remove()
+
+
+def _with_child_logs(command: list[str], child_logs: Path, env: dict[str, str], identity: Identity,
+                     isolated: bool) -> list[str]:
+    """Create the child-log folder, show it read-write inside the sandbox and name it in the environment."""
+    child_logs.mkdir(mode=0o700)
+    _give(child_logs, identity)
+    if not isolated:
+        env[child_log_folder.CHILD_LOGS_ENV] = str(child_logs)
+        return command
+    env[child_log_folder.CHILD_LOGS_ENV] = child_log_folder.SANDBOX_FOLDER
+    split = command.index("--")
+    return [*command[:split], "--bind", str(child_logs), child_log_folder.SANDBOX_FOLDER, *command[split:]]
 
 
 def _refused(message: str) -> SandboxResult:
@@ -220,7 +242,7 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
 
 def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
                staged: list[tuple[str, str]], identity: Identity, cgroups: RunCgroups, limits: Limits,
-               cancel: threading.Event | None, isolation: str) -> SandboxResult:
+               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None) -> SandboxResult:
     if cgroups.has("memory"):
         isolation += f"; memory cgroup {limits.memory_mb} MiB"
     if cgroups.has("pids"):
@@ -234,11 +256,18 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     out = _StreamTail(process.stdout, limits.tail_bytes, budget)
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
     timed_out = cancelled = False
+    child_logs_limited = ""
     try:
         deadline = started + limits.wall_s
+        next_watch = started + child_log_folder.WATCH_INTERVAL_S
         while process.poll() is None:
             if budget.exceeded.is_set():
                 break
+            if child_logs is not None and time.monotonic() >= next_watch:
+                next_watch = time.monotonic() + child_log_folder.WATCH_INTERVAL_S
+                child_logs_limited = child_log_folder.over_budget(child_logs)
+                if child_logs_limited:
+                    break
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -261,7 +290,7 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         exit_code=code, signal=signal_number, timed_out=timed_out, output_limited=budget.exceeded.is_set(),
         process_limited=cgroups.hit("pids"), memory_limited=cgroups.hit("memory"),
         duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation,
-        cancelled=cancelled)
+        cancelled=cancelled, child_logs_limited=child_logs_limited)
 
 
 def _prepare_child(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]], identity: Identity):

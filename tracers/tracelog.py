@@ -9,6 +9,9 @@ to the file named by `$TRACEEVAL_LOG`:
     ["U", frame, reason, count]          a frame that could not be named
     ["X", "ValueError: bad input (main.py:12)"]   the uncaught exception that ended the program
     ["W", "warning text"]                anything else worth telling the user
+    ["P", language, pid, argv]           (a child's own log) who wrote it: see `child_processes`
+    ["S", pid, argv]                     this process started a program (pid 0 when it is not known)
+    ["Q", pid, exit code or null]        a program it started ended
 
 `caller`/`callee` are frame ids the language module maps to TraceEval names (JavaScript
 writes names directly). `line` is the call-site line in the caller's file, 0 when unknown.
@@ -44,6 +47,9 @@ class RawTrace:
     unresolved: dict[tuple[str, str], int] = field(default_factory=dict)
     exception: str = ""
     warnings: list[str] = field(default_factory=list)
+    process: tuple[str, int, tuple[str, ...]] | None = None  # P: (language, pid, argv) of a child's log
+    spawns: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # S, in order
+    exits: dict[int, int | None] = field(default_factory=dict)  # Q
 
 
 LOG_LINES = 2_000_000  # distinct call sites a run can report; past it the rest is ignored
@@ -61,6 +67,12 @@ def read_log(path: Path, limits: Limits) -> RawTrace:
     except OSError as error:
         raw.warnings.append(f"the trace log was not read: {why_unreadable(error)}")
         return raw
+    return parse_log(data, raw)
+
+
+def parse_log(data: bytes, raw: RawTrace | None = None) -> RawTrace:
+    """The records of a log's bytes (into `raw`, or a new RawTrace); junk lines are skipped."""
+    raw = raw if raw is not None else RawTrace()
     lines = data.decode("utf-8", errors="replace").splitlines()
     if len(lines) > LOG_LINES:
         raw.warnings.append(f"the trace log has over {LOG_LINES:,} lines: the rest is ignored")
@@ -82,9 +94,35 @@ def read_log(path: Path, limits: Limits) -> RawTrace:
                 raw.exception = str(record[1])
             elif kind == "W":
                 raw.warnings.append(str(record[1]))
+            elif kind in ("P", "S", "Q"):
+                _process_record(record, raw)
         except (ValueError, IndexError, TypeError):
             continue  # a line cut short by a kill, or garbage written by the program
     return raw
+
+
+ARGV_ITEMS = 24  # of a child's argv kept, each cut to ARGV_CHARS
+ARGV_CHARS = 200
+SPAWNS = 1000  # programs started, per log
+
+
+def bounded_argv(value: object) -> tuple[str, ...]:
+    """A program's argv as the run keeps it: at most ARGV_ITEMS strings of at most ARGV_CHARS."""
+    items = value if isinstance(value, list) else []
+    kept = tuple(str(item)[:ARGV_CHARS] for item in items[:ARGV_ITEMS])
+    return (*kept, f"[... {len(items) - ARGV_ITEMS} more]") if len(items) > ARGV_ITEMS else kept
+
+
+def _process_record(record: list, raw: RawTrace) -> None:
+    """P, S and Q records: who wrote a child's log, what a process started and how that ended."""
+    kind = record[0]
+    if kind == "P":
+        raw.process = (str(record[1])[:40], int(record[2]), bounded_argv(record[3]))
+    elif kind == "S" and len(raw.spawns) < SPAWNS:
+        raw.spawns.append((int(record[1]), bounded_argv(record[2])))
+    elif kind == "Q":
+        code = record[2]
+        raw.exits[int(record[1])] = None if code is None else int(code)
 
 
 def now_iso() -> str:
@@ -162,6 +200,8 @@ def classify(result: SandboxResult | None, raw: RawTrace, limits: Limits,
         return traces.TIMEOUT, f"killed after {limits.cpu_s} s of CPU time (CPU limit){kept}", None
     if reason == "output size limit":
         return traces.LIMIT, f"killed: printed more than {limits.output_bytes // 2**20} MiB{kept}", None
+    if reason == "child log limit":
+        return traces.LIMIT, f"stopped: {result.child_logs_limited}{kept}", None
     if reason == "memory limit":
         return traces.LIMIT, f"killed: used more than {limits.memory_mb} MiB of memory (memory limit){kept}", None
     if reason == "process limit":

@@ -352,7 +352,8 @@ class Workspace:
             "instance_key": run.instance_key, "language": run.language, "tracer": run.tracer,
             "tracer_version": run.tracer_version, "started_at": run.started_at, "duration_s": run.duration_s,
             "status": run.status, "message": run.message, "edges": len(run.edges), "batch": batch,
-            "run": json.dumps(run.to_dict()),
+            "run": json.dumps(run.to_dict()), "children": len(run.children),
+            "traced_children": sum(child.traced for child in run.children),
         })
         return _inserted_id(table)
 

@@ -151,5 +151,13 @@ def m011_batches(db):
     db["batch_requests"].create_index(["custom_id"])
 
 
+@MIGRATIONS()
+def m012_child_processes(db):
+    """How many processes each run's program started, and how many of them were traced (children of the
+    program's own language); the run's JSON names them. Older runs have none."""
+    db["runs"].add_column("children", int)
+    db["runs"].add_column("traced_children", int)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

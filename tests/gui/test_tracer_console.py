@@ -25,6 +25,10 @@ DIFFERS = ("def helper():\n    return 1\n\n\ndef other():\n    return 2\n\n\n"
            "def run():\n    helper()\n    other()\n\n\n"
            "run()\n")
 
+PARENT = ("import subprocess\nimport sys\n\n\ndef start():\n    subprocess.run([sys.executable, 'worker.py'])\n"
+          "    subprocess.run(['/bin/true'])\n\n\nstart()\n")
+WORKER = "def work():\n    return 1\n\n\nwork()\n"
+
 
 def _open(state, qtbot, root, tmp_path):
     job = OpenDatasetJob(root, workspace=tmp_path / "ws.sqlite")
@@ -50,6 +54,8 @@ def small(state, qtbot, tmp_path):
     write_program(root / "benchmark/python/differs_0001", {"main.py": DIFFERS},
                   {"main": ["main.run"], "main.helper": [], "main.other": [], "main.run": ["main.helper",
                                                                                            "main.ghost"]})
+    write_program(root / "benchmark/python/parent_0001", {"main.py": PARENT, "worker.py": WORKER},
+                  {"main": ["main.start"], "main.start": [], "worker": ["worker.work"], "worker.work": []})
     _open(state, qtbot, root, tmp_path)
     return state
 
@@ -260,3 +266,15 @@ def test_a_failed_job_shows_its_message_with_the_traceback_on_demand(demo, panel
     state.select_instance(CALCPAD)
     _trace(panel, qtbot)  # the next trace starts with the bar gone
     assert not panel.alert.isVisibleTo(panel) and panel.shown_run.status == traces.OK
+
+
+def test_the_run_facts_name_the_child_processes(small, panel, qtbot):
+    _trace(panel, qtbot, "python/parent_0001")
+    run = panel.shown_run
+    assert run.status == traces.OK and ("worker", "worker.work") in run.graph.edge_set
+    assert panel.facts["Child processes"].text().splitlines() == [
+        f"{run.children[0].argv[0]} worker.py (traced python, exit 0, 1 edge(s))",
+        "/bin/true (not traced: another program, exit 0)"]
+    assert panel.diff.agrees
+    _trace(panel, qtbot, "python/differs_0001")
+    assert panel.facts["Child processes"].text() == "none"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.dataset.layout import load_program
+from tests.tracers.expected_children import check_children
 from tracers.base import TraceOptions
 from tracers.java import TRACER
 from tracers.java_toolchain import JAVA_HOME_ENV
@@ -69,6 +70,7 @@ def test_corpus_case(case, corpus_runs):
     assert expected.get("message_contains", "") in run.message
     assert not run.unresolved
     assert not run.warnings
+    check_children(run, expected)
 
 
 @pytest.mark.parametrize("name", DEMOS)

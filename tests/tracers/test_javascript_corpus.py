@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.dataset.layout import load_program
+from tests.tracers.expected_children import check_children
 from tracers.base import TraceOptions
 from tracers.javascript import TRACER
 from tracers.sandbox import Limits
@@ -45,3 +46,4 @@ def test_corpus_case(name):
         assert run.exit_code == expected["exit_code"]
     if run.status == "ok":
         assert not run.unresolved and not run.warnings
+    check_children(run, expected)

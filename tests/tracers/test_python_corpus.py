@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.dataset.layout import load_program
+from tests.tracers.expected_children import check_children
 from tests.tracers.python_legs import BACKENDS, all_legs, assert_backends_agree, leg_interpreter, leg_on
 from tracers.base import TraceOptions
 from tracers.python_interpreter import Interpreter
@@ -62,6 +63,7 @@ def test_corpus_case(case, backend):
     if expected.get("unresolved"):
         assert run.unresolved, "the dynamically created code should be reported as unresolved"
     assert not [w for w in run.warnings if "not available" in w]
+    check_children(run, expected)
 
 
 @pytest.mark.parametrize("case", CASES)

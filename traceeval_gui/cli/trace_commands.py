@@ -42,6 +42,8 @@ def trace(args) -> int:
               file=sys.stderr)
     for frame in run.unresolved:
         print(f"traceeval: unresolved frame ({frame.count}x): {frame.frame}: {frame.reason}", file=sys.stderr)
+    for child in run.children:
+        print(f"traceeval: child process: {child.summary()}", file=sys.stderr)
     return 0 if run.status == "ok" else 1
 
 

@@ -33,8 +33,9 @@ from core.wording import count
 from traceeval_gui.theme.style import MUTED_TEXT, monospace_font
 from traceeval_gui.theme.trace_text import AMBER, GREEN, local_time, seconds, status_title
 
-FACTS = ("Run", "Exit code", "Duration", "Phases", "Edges", "Sandbox", "Warnings")
+FACTS = ("Run", "Exit code", "Duration", "Phases", "Edges", "Sandbox", "Child processes", "Warnings")
 WARNINGS_SHOWN = 8
+CHILDREN_SHOWN = 8
 DIFF_ROLE = Qt.ItemDataRole.UserRole  # diff list items: (side, caller, callee)
 SIDE_MARKS = {TRACE_ONLY: "+", TRUTH_ONLY: "−"}
 SIDE_LABELS = {TRACE_ONLY: "only in the trace", TRUTH_ONLY: "only in the ground truth"}
@@ -117,6 +118,9 @@ class TraceSummaryView(QSplitter):
             "Phases": " · ".join(f"{phase} {seconds(s)}" for phase, s in run.timings.items()) or "—",
             "Edges": _edges_fact(run),
             "Sandbox": run.sandbox or ("the program did not run" if not run.ran else "—"),
+            "Child processes": "\n".join(child.summary() for child in run.children[:CHILDREN_SHOWN])
+                               + (f"\n… and {len(run.children) - CHILDREN_SHOWN} more"
+                                  if len(run.children) > CHILDREN_SHOWN else "") or "none",
             "Warnings": _warnings_fact(run.warnings),
         }
         for name, text in facts.items():

@@ -29,6 +29,10 @@
   let fd = -1;
   if (logPath) {
     try { fd = fs.openSync(logPath, 'a'); } catch (error) { fd = -1; }
+    delete process.env.TRACEEVAL_LOG; // an inherited descriptor: children have a log of their own
+  } else if (process.env.TRACEEVAL_CHILD_LOGS) {
+    fd = openChildLog(process.env.TRACEEVAL_CHILD_LOGS);
+    if (fd >= 0) write(['P', 'javascript', process.pid, process.argv.slice(0, 24).map((a) => String(a).slice(0, 200))]);
   }
 
   function write(record) {
@@ -315,5 +319,90 @@
     orphans.clear();
   });
 
+  traceChildProcesses(write);
+
   Object.defineProperty(globalThis, '__te', { value: te, writable: false, configurable: false, enumerable: false });
 })();
+
+// A child process's own log: `<pid>-<random>.jsonl`, created (never opened if it exists, never
+// through a link) in the folder the sandbox hands in (tracers/child_processes.py).
+function openChildLog(folder) {
+  const fs = require('fs');
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_APPEND } = fs.constants;
+  const name = `${process.pid}-${require('crypto').randomBytes(6).toString('hex')}.jsonl`;
+  try {
+    return fs.openSync(require('path').join(folder, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND, 0o600);
+  } catch (error) {
+    return -1;
+  }
+}
+
+// Child processes: every program started through `child_process` is logged (`S`, pid and argv) with
+// how it ended (`Q`). A `node` child is traced as well: it inherits NODE_OPTIONS (`--require` this
+// runtime, set by the tracer) or, for `fork`, execArgv; an explicit `env` gets the tracer's variables.
+function traceChildProcesses(write) {
+  const childProcess = require('child_process');
+  const passed = ['NODE_OPTIONS', 'TRACEEVAL_ROOT', 'TRACEEVAL_CJS', 'TRACEEVAL_CHILD_LOGS'];
+  let depth = 0; // exec calls execFile: only the outermost call is a program started
+  const bounded = (argv) => argv.slice(0, 24).map((a) => String(a).slice(0, 200));
+  const argvOf = {
+    spawn: (a) => shellOr(a, [a[0], ...arrayAt(a, 1)]),
+    spawnSync: (a) => shellOr(a, [a[0], ...arrayAt(a, 1)]),
+    exec: (a) => ['/bin/sh', '-c', a[0]],
+    execSync: (a) => ['/bin/sh', '-c', a[0]],
+    execFile: (a) => [a[0], ...arrayAt(a, 1)],
+    execFileSync: (a) => [a[0], ...arrayAt(a, 1)],
+    fork: (a) => [process.execPath, a[0], ...arrayAt(a, 1)],
+  };
+  function arrayAt(args, index) { return Array.isArray(args[index]) ? args[index] : []; }
+  function optionsOf(args) {
+    for (let i = 1; i < args.length && i < 3; i++) {
+      if (args[i] && typeof args[i] === 'object' && !Array.isArray(args[i])) return args[i];
+    }
+    return null;
+  }
+  function shellOr(args, argv) {
+    const options = optionsOf(args);
+    return options && options.shell ? ['/bin/sh', '-c', argv.join(' ')] : argv;
+  }
+  function passOn(args) {
+    const options = optionsOf(args);
+    if (!options || !options.env || typeof options.env !== 'object') return;
+    for (const name of passed) {
+      if (process.env[name] !== undefined && options.env[name] === undefined) options.env[name] = process.env[name];
+    }
+  }
+  for (const name of Object.keys(argvOf)) {
+    const original = childProcess[name];
+    if (typeof original !== 'function') continue;
+    const wrapped = {
+      [name](...args) {
+        if (depth > 0) return Reflect.apply(original, this, args);
+        let argv = [];
+        try { argv = bounded(argvOf[name](args)); passOn(args); } catch (error) { argv = [String(args[0])]; }
+        depth++;
+        let result;
+        try {
+          result = Reflect.apply(original, this, args);
+        } catch (error) {
+          write(['S', (error && error.pid) || 0, argv]);
+          if (error && error.pid) write(['Q', error.pid, typeof error.status === 'number' ? error.status : null]);
+          throw error;
+        } finally {
+          depth--;
+        }
+        if (name.endsWith('Sync')) {
+          const pid = result && typeof result === 'object' && !Buffer.isBuffer(result) ? result.pid : 0;
+          write(['S', pid || 0, argv]);
+          if (pid) write(['Q', pid, typeof result.status === 'number' ? result.status : null]);
+        } else if (result && typeof result.once === 'function') {
+          const pid = result.pid || 0;
+          write(['S', pid, argv]);
+          if (pid) result.once('exit', (code) => write(['Q', pid, typeof code === 'number' ? code : null]));
+        }
+        return result;
+      },
+    }[name];
+    childProcess[name] = wrapped;
+  }
+}

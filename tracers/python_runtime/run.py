@@ -1,11 +1,13 @@
-"""Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <backend>`
+"""Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <backend> [args]`
 (backend: c, monitoring, python or auto).
 
 Writes the trace log to `$TRACEEVAL_LOG` (removed from the program's environment) and runs the
 entry file as Python would: as `__main__`, `sys.argv == [entry]`, `sys.path[0]` the program
 folder, cwd the program folder (set by the caller). An uncaught exception is logged as an X
 record, then its traceback is printed (without this script's frame) and the exit code is 1.
-`sys.exit(n)` passes through untouched. Final call counts are written at exit (atexit, so
+`sys.exit(n)` passes through untouched. A child process of the program run by this interpreter is
+started through this script too (`children.py`): it gets the rest of the arguments and, with no
+`$TRACEEVAL_LOG`, writes a log of its own. Final call counts are written at exit (atexit, so
 after non-daemon threads are joined); first sightings are written as they happen.
 """
 import atexit
@@ -25,9 +27,9 @@ def _load_runtime():
     package = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = package
     spec.loader.exec_module(package)
-    from _traceeval_runtime import backends, recorder  # type: ignore[import-not-found]  # loaded just above
+    from _traceeval_runtime import backends, children, recorder  # type: ignore[import-not-found]  # loaded above
 
-    return backends, recorder
+    return backends, recorder, children
 
 
 def _backend(wanted, backends, recorder):
@@ -63,10 +65,16 @@ def _json(text):
 
 def main():
     root, entry, wanted = sys.argv[1:4]
-    log_path = os.environ.pop("TRACEEVAL_LOG")
-    backends, recorder_module = _load_runtime()
+    log_path = os.environ.pop("TRACEEVAL_LOG", None)
+    backends, recorder_module, children_module = _load_runtime()
+    child = log_path is None
+    log_path = log_path or children_module.own_log() or os.devnull
     recorder = recorder_module.Recorder(root, log_path)
     backend = _backend(wanted, backends, recorder)
+    children = children_module.Children(recorder, root, os.path.abspath(__file__), wanted)
+    if child:
+        children.write_process([sys.executable, entry, *sys.argv[4:]])
+    children.install()
     path = os.path.join(root, entry)
     with open(path, "rb") as handle:
         source = handle.read()
@@ -74,8 +82,8 @@ def main():
     program = type(sys)("__main__")
     program.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None)
     sys.modules["__main__"] = program
-    sys.argv = [entry]
-    sys.path.insert(0, root)
+    sys.argv = [entry, *sys.argv[4:]]
+    sys.path.insert(0, os.path.dirname(path))
 
     def finish():
         backend.uninstall()

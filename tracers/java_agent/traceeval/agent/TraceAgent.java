@@ -30,10 +30,7 @@ public final class TraceAgent {
     }
 
     public static void premain(String planPath, Instrumentation instrumentation) throws IOException {
-        String logPath = System.getenv("TRACEEVAL_LOG");
-        if (logPath != null) {
-            TraceRuntime.open(logPath);
-        }
+        ChildProcesses.openLog();
         Map<String, Map<String, int[]>> plan = readPlan(planPath);
         Thread mainThread = Thread.currentThread();
         Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
@@ -49,6 +46,7 @@ public final class TraceAgent {
         });
         Runtime.getRuntime().addShutdownHook(new Thread(TraceRuntime::writeCounts, "traceeval-counts"));
         instrumentation.addTransformer(new Transformer(plan));
+        ChildProcesses.watchStarts(instrumentation);
     }
 
     private static Map<String, Map<String, int[]>> readPlan(String path) throws IOException {

@@ -2,6 +2,7 @@ package traceeval.agent;
 
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -61,7 +62,7 @@ public final class TraceRuntime {
     private static final Set<Long> SEEN = ConcurrentHashMap.newKeySet();
     /** Thread -> (caller id, line) of the program frame that called its start(). */
     private static final Map<Thread, long[]> STARTERS = Collections.synchronizedMap(new WeakHashMap<>());
-    private static FileOutputStream log;
+    private static OutputStream log;
     private static volatile boolean countsWritten;
 
     private TraceRuntime() {
@@ -99,6 +100,11 @@ public final class TraceRuntime {
 
     static synchronized void open(String path) throws IOException {
         log = new FileOutputStream(path, true);
+    }
+
+    /** A child process's own log (`ChildProcesses`): an unbuffered stream it created. */
+    static synchronized void open(OutputStream stream) {
+        log = stream;
     }
 
     static void firstSighting(long key) {
