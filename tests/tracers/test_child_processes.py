@@ -66,6 +66,26 @@ def test_python_grandchildren_are_traced_and_c_children_are_listed_untraced(tmp_
     assert (inline.traced, inline.language, inline.exit_code) == (False, "", 0)
 
 
+
+def test_programs_started_through_the_os_module_are_listed(tmp_path):
+    """os.system, os.spawn*, os.posix_spawn and os.exec* are listed (by wrapping the os functions)."""
+    run = traced(tmp_path, "python", {
+        "main.py": """
+            import os
+            def go():
+                os.system("true")
+                os.spawnv(os.P_WAIT, "/bin/true", ["true", "spawned"])
+                os.waitpid(os.posix_spawn("/bin/true", ["true", "posix"], dict(os.environ)), 0)
+                os.execv("/bin/true", ["true", "exec"])
+            go()
+            """,
+    })
+    assert run.status == traces.OK, run.message + run.stderr_tail
+    assert ("main", "main.go") in run.graph.edge_set
+    assert [child.argv for child in run.children] == [
+        ("/bin/sh", "-c", "true"), ("true", "spawned"), ("true", "posix"), ("true", "exec")]
+    assert all(not child.traced for child in run.children)
+
 @needs_node
 def test_node_fork_and_a_child_with_its_own_env_are_traced(tmp_path):
     run = traced(tmp_path, "javascript", {

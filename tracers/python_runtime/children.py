@@ -7,16 +7,19 @@
 - A traced child has no inherited log (the parent's is an inherited descriptor `subprocess`
   closes): `own_log` creates `<pid>-<random>.jsonl` in `$TRACEEVAL_CHILD_LOGS` (O_EXCL|O_NOFOLLOW)
   and its first record, `P`, says who wrote it.
-- Every program started (`subprocess`, `os.system`, `os.exec*`, `os.posix_spawn`, `os.spawn*`,
-  the last ones seen by an audit hook) is logged as `S` (pid, argv), and a `subprocess` child's
-  exit status as `Q`, so the run lists children of other languages as well.
+- Every program started (`subprocess`, `os.system`, `os.exec*`, `os.posix_spawn*`, `os.spawn*`,
+  the last ones through wrappers of `os.system`, `os.execv`, `os.execve` and `os.posix_spawn*`, which
+  `os.execl*`, `os.execvp*` and `os.spawn*` call) is logged as `S` (pid, argv), and a `subprocess`
+  child's exit status as `Q`, so the run lists children of other languages as well. Not an audit
+  hook: CPython audits every `sys._getframe` and `frame.f_code`, so a hook would run on every call
+  the Python-level profilers see (8x slower under sys.monitoring).
 """
 import os
 import sys
 
 FOLDER_ENV = "TRACEEVAL_CHILD_LOGS"
 NO_ARGUMENT_FLAGS = frozenset("bBdEiIOqsSuvx")
-AUDITED = {"os.system": 0, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2}  # event -> index of argv
+LISTED = {"system": 0, "execv": 1, "execve": 1, "posix_spawn": 1, "posix_spawnp": 1}  # os function -> argv
 
 
 def own_log():
@@ -46,9 +49,12 @@ class Children:
         self.in_subprocess = False
 
     def install(self):
-        """The audit hook now; `subprocess` is patched when the program imports it (importing it here
+        """The `os` wrappers now; `subprocess` is patched when the program imports it (importing it here
         would cost every traced process some milliseconds)."""
-        sys.addaudithook(self.audit)
+        for name, index in LISTED.items():
+            original = getattr(os, name, None)
+            if original is not None:
+                setattr(os, name, self.listing(original, index))
         if "subprocess" in sys.modules:
             self.patch(sys.modules["subprocess"])
         else:
@@ -137,14 +143,23 @@ class Children:
             self.spawned.discard(pid)
             self.write(b'["Q",%d,%d]\n' % (pid, code))
 
-    # os.system, os.exec*, os.posix_spawn, os.spawn* --------------------------------------
+    # os.system, os.exec*, os.posix_spawn*, os.spawn* --------------------------------------
 
-    def audit(self, event, args):
-        index = AUDITED.get(event)
-        if index is None or self.in_subprocess:
-            return
+    def listing(self, original, index):
+        """`original`, logging the program it starts first (not when `subprocess` calls it: logged there)."""
+        children = self
+
+        def started(*args, **kwargs):
+            if not children.in_subprocess:
+                children.listed(original.__name__, args, index)
+            return original(*args, **kwargs)
+
+        started.__name__, started.__qualname__, started.__doc__ = original.__name__, original.__name__, original.__doc__
+        return started
+
+    def listed(self, name, args, index):
         try:
-            argv = ["/bin/sh", "-c", os.fsdecode(args[0])] if event == "os.system" else _argv(args[index], False)
+            argv = ["/bin/sh", "-c", os.fsdecode(args[0])] if name == "system" else _argv(args[index], False)
             self.write(b'["S",0,%s]\n' % self.json_list(argv))
         except Exception:  # noqa: BLE001 (a program's odd arguments must not break it)
             pass
