@@ -87,6 +87,9 @@ class MonitoringBackend(PythonBackend):
     Events are per interpreter, so new threads need no hook. A PY_START or PY_RESUME of code that
     can never be a callee or SPECIAL (library, module, class body, generator expression, boundary)
     returns DISABLE: that code location raises no more events. PY_THROW cannot be disabled.
+    What a program call costs is the callback, `sys._getframe(2)` (the caller's frame object) and
+    the cell look-up of `_callbacks`: on 3.13 about 1.6x the C extension's overhead (see
+    tests/bench/bench_python_tracer.py).
     """
 
     name = "monitoring"
