@@ -88,8 +88,8 @@ class MonitoringBackend(PythonBackend):
     can never be a callee or SPECIAL (library, module, class body, generator expression, boundary)
     returns DISABLE: that code location raises no more events. PY_THROW cannot be disabled.
     What a program call costs is the callback, `sys._getframe(2)` (the caller's frame object) and
-    the cell look-up of `_callbacks`: on 3.13 about 1.6x the C extension's overhead (see
-    tests/bench/bench_python_tracer.py).
+    the cell look-up of `_callbacks`: in tests/bench/bench_python_tracer.py on 3.13, 4.8x untraced,
+    1.6x the overhead of the C extension built for 3.13 (3.0x) and 1.75x its overhead on 3.11.
     """
 
     name = "monitoring"
