@@ -87,6 +87,9 @@ class MonitoringBackend(PythonBackend):
     Events are per interpreter, so new threads need no hook. A PY_START or PY_RESUME of code that
     can never be a callee or SPECIAL (library, module, class body, generator expression, boundary)
     returns DISABLE: that code location raises no more events. PY_THROW cannot be disabled.
+    What a program call costs is the callback, `sys._getframe(2)` (the caller's frame object) and
+    the cell look-up of `_callbacks`: in tests/bench/bench_python_tracer.py on 3.13, 4.8x untraced,
+    1.6x the overhead of the C extension built for 3.13 (3.0x) and 1.75x its overhead on 3.11.
     """
 
     name = "monitoring"
@@ -96,7 +99,8 @@ class MonitoringBackend(PythonBackend):
         super().__init__(recorder)
         recorder.thread_hook = None  # events reach every thread: no per-thread hook
         self.tool = tool
-        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> [count, edge key or None]
+        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> [count, callee code, edge key or None]
+        self.sites = {}  # id(caller code) -> per offset: the first cell of `direct` seen at that call site
 
     @staticmethod
     def free_tool():
@@ -127,7 +131,7 @@ class MonitoringBackend(PythonBackend):
 
     def counts(self):
         totals = dict(self.counted)
-        for count, edge in list(self.direct.values()):
+        for count, _, edge in list(self.direct.values()):
             if edge is not None:
                 totals[edge] = totals.get(edge, 0) + count
         lines = self.lines
@@ -137,10 +141,14 @@ class MonitoringBackend(PythonBackend):
         """The event callbacks, as closures over what they need (no attribute look-ups per call).
 
         The fast path: a program function called straight from a program (or transparent) frame
-        is counted in `direct` under (id(caller code), caller offset, id(callee code)), one dict
-        look-up with no classification and no walk (the code objects are kept alive by
-        `recorder.kinds`, so their ids are not reused). Everything else takes the walk of
-        `PythonBackend._record`."""
+        is counted in its cell `[count, callee code, edge key or None]`, found as
+        `sites[id(caller code)][caller offset]` (a dict look-up with an int key and a list index:
+        no tuple, no classification, no walk) when that call site called this callee first (a
+        call site calling several callees keeps the first there). Everything else takes `slow`:
+        the cell by (id(caller code), caller offset, id(callee code)) in `direct`, else the
+        classification and, for a caller that is not program code, the walk of
+        `PythonBackend._record`. The code objects are kept alive by `recorder.kinds`, so their
+        ids are not reused."""
         recorder = self.recorder
         kinds = recorder.kinds
         resolve = recorder.resolve
@@ -148,16 +156,29 @@ class MonitoringBackend(PythonBackend):
         new_edge = recorder.new_edge
         record = self._record
         direct = self.direct
+        sites = self.sites
         lines = self.lines
         frame_of = sys._getframe
         disable = _monitoring().DISABLE
         program, special_kind, callers = rec.PROGRAM, rec.SPECIAL, rec.CALLERS
+        no_cell = [0, None, None]  # an offset that has no cell: never matches a callee code
 
         def started(code, offset):
-            caller_frame = key = None
             try:
                 caller_frame = frame_of(2)  # 0: this callback, 1: the callee
-            except ValueError:  # the callee is the first frame of a thread started from C
+                cell = sites[id(caller_frame.f_code)][caller_frame.f_lasti]
+            except (KeyError, IndexError, ValueError):  # ValueError: the first frame of a thread started from C
+                return slow(code)
+            if cell[1] is code:
+                cell[0] += 1
+                return None
+            return slow(code)
+
+        def slow(code):
+            caller_frame = key = None
+            try:
+                caller_frame = frame_of(3)  # 0: this function, 1: the callback, 2: the callee
+            except ValueError:
                 pass
             else:
                 key = (id(caller_frame.f_code), caller_frame.f_lasti, id(code))
@@ -167,24 +188,31 @@ class MonitoringBackend(PythonBackend):
                     return None
             known = kinds.get(id(code))
             if known is None:
-                kind, callee = resolve(code, frame_of(1))
+                kind, callee = resolve(code, frame_of(2))
             else:
                 kind, callee = known[1], known[2]
             if kind == special_kind:
-                special(frame_of(1))
+                special(frame_of(2))
                 return None
             if kind != program:
                 return disable
             if caller_frame is not None:
-                caller_kind, caller = resolve(caller_frame.f_code, caller_frame)
+                caller_code = caller_frame.f_code
+                caller_kind, caller = resolve(caller_code, caller_frame)
+                row = sites.get(id(caller_code))
+                if row is None:  # every caller gets its row, so that library callers raise no KeyError
+                    row = sites[id(caller_code)] = [no_cell] * len(caller_code.co_code)
                 if caller_kind in callers:
-                    edge = None if caller == callee else (caller, callee, caller_frame.f_lasti)
-                    direct[key] = [1, edge]
+                    site = caller_frame.f_lasti
+                    edge = None if caller == callee else (caller, callee, site)
+                    cell = direct[key] = [1, code, edge]
+                    if row[site] is no_cell:
+                        row[site] = cell
                     if edge is not None and edge not in lines:
                         line = lines[edge] = caller_frame.f_lineno
                         new_edge(caller, callee, line)
                     return None
-            record(frame_of(1), callee)
+            record(frame_of(2), callee)
             return None
 
         def thrown(code, offset, exception):
