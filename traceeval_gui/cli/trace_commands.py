@@ -95,23 +95,24 @@ def doctor(args) -> int:
     from tracers.java_doctor import jdk_rows  # here: it imports the Java tracer (tree-sitter), slow for startup
     from tracers.python import backend_rows as python_backend_rows  # here too: it loads tree-sitter
 
-    rows = [(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()]
+    def checks(found: list[tuple[str, bool, str]], optional: bool) -> list[dict]:
+        return [{"check": name, "ok": ok, "detail": detail, "optional": optional} for name, ok, detail in found]
+
     chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
-    rows += chosen_jdk + sandbox_report()
-    optional = other_jdks + analyzer_rows()  # `traceeval baseline`'s analyzers: optional, so not in the exit status
-    optional += python_backend_rows()  # each Python found and its profiler backend: informative
-    status = 0 if all(ok for _, ok, _ in rows) else 1
-    if args.format != "text":
-        records = [{"check": name, "ok": ok, "detail": detail, "optional": False} for name, ok, detail in rows]
-        records += [{"check": name, "ok": ok, "detail": detail, "optional": True} for name, ok, detail in optional]
-        if args.format == "json":
-            print_document("doctor", {"checks": records, "all_ok": status == 0})
-        else:
-            print(records_text(records, args.format, ("check", "ok", "detail", "optional")), end="")
-        return status
-    width = max(len(name) for name, _, _ in rows + optional)
-    for name, ok, detail in rows + optional:
-        print(f"{name:<{width}}  {'ok ' if ok else 'NO '}  {detail}")
+    # in the order shown: what traces, the sandbox around it, then `traceeval baseline`'s analyzers;
+    # optional checks (other JDKs, each Python's backend, the analyzers) do not count in the exit status
+    records = (checks([(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()], False)
+               + checks(chosen_jdk, False) + checks(other_jdks, True) + checks(python_backend_rows(), True)
+               + checks(sandbox_report(), False) + checks(analyzer_rows(), True))
+    status = 0 if all(record["ok"] for record in records if not record["optional"]) else 1
+    if args.format == "json":
+        print_document("doctor", {"checks": records, "all_ok": status == 0})
+    elif args.format != "text":
+        print(records_text(records, args.format, ("check", "ok", "detail", "optional")), end="")
+    else:
+        width = max(len(record["check"]) for record in records)
+        for record in records:
+            print(f"{record['check']:<{width}}  {'ok ' if record['ok'] else 'NO '}  {record['detail']}")
     return status
 
 

@@ -14,6 +14,7 @@
   hook: CPython audits every `sys._getframe` and `frame.f_code`, so a hook would run on every call
   the Python-level profilers see (8x slower under sys.monitoring).
 """
+import functools
 import os
 import sys
 
@@ -154,8 +155,7 @@ class Children:
                 children.listed(original.__name__, args, index)
             return original(*args, **kwargs)
 
-        started.__name__, started.__qualname__, started.__doc__ = original.__name__, original.__name__, original.__doc__
-        return started
+        return functools.update_wrapper(started, original)
 
     def listed(self, name, args, index):
         try:
