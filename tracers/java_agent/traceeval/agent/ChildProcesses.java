@@ -13,6 +13,8 @@ import java.security.ProtectionDomain;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import org.objectweb.asm.Label;
@@ -32,6 +34,7 @@ final class ChildProcesses {
     static final String HOOK = "traceeval.process-started";
     private static final String BUILDER = "java/lang/ProcessBuilder";
     private static final String START = "([Ljava/lang/ProcessBuilder$Redirect;)Ljava/lang/Process;";
+    private static final Map<Long, Process> RUNNING = new ConcurrentHashMap<>();  // started, exit code not written
 
     private ChildProcesses() {
     }
@@ -84,7 +87,31 @@ final class ChildProcesses {
         Process process = (Process) started;
         long pid = process.pid();
         TraceRuntime.write("[\"S\"," + pid + "," + list(builder.command()) + "]");
-        process.onExit().thenAccept(ended -> TraceRuntime.write("[\"Q\"," + pid + "," + ended.exitValue() + "]"));
+        RUNNING.put(pid, process);
+        process.onExit().thenAccept(ended -> ended(pid));
+    }
+
+    /**
+     * Write the exit code of `pid` once: from `onExit`, or at shutdown (`writeEnded`) if that has not run yet.
+     * Synchronized with `writeEnded`, so the JVM cannot end between taking an entry and writing it.
+     */
+    private static synchronized void ended(long pid) {
+        Process process = RUNNING.remove(pid);
+        if (process != null) {
+            TraceRuntime.write("[\"Q\"," + pid + "," + process.exitValue() + "]");
+        }
+    }
+
+    /**
+     * At shutdown: the exit codes of the programs that ended but whose {@code onExit} has not run (it runs
+     * on another thread, so a program that waited for a child and returned can end the JVM first).
+     */
+    static synchronized void writeEnded() {
+        for (Map.Entry<Long, Process> entry : RUNNING.entrySet()) {
+            if (!entry.getValue().isAlive()) {
+                ended(entry.getKey());
+            }
+        }
     }
 
     static String list(List<String> items) {

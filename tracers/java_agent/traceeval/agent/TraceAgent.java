@@ -42,7 +42,10 @@ public final class TraceAgent {
             System.err.print("Exception in thread \"" + thread.getName() + "\" ");
             error.printStackTrace(System.err);
         });
-        Runtime.getRuntime().addShutdownHook(new Thread(TraceRuntime::writeCounts, "traceeval-counts"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ChildProcesses.writeEnded();
+            TraceRuntime.writeCounts();
+        }, "traceeval-counts"));
         instrumentation.addTransformer(new Transformer(plan));
         ChildProcesses.watchStarts(instrumentation);
     }
