@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -221,6 +222,8 @@ def parse_ground_truth(text: str) -> CallGraph:
         data = parse_json(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    if plainly_usable(data, text):
+        return CallGraph.from_dict(data)  # type: ignore[arg-type]  # checked just now
     problem = refusal(data)
     if problem:
         raise ValueError(f"not read: {problem}")
@@ -230,6 +233,18 @@ def parse_ground_truth(text: str) -> CallGraph:
         if not isinstance(callees, list) or not all(isinstance(c, str) for c in callees):
             raise ValueError(f'callees of "{caller}" must be a list of strings')
     return CallGraph.from_dict(data)
+
+
+_SURROGATE_IN_JSON = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")  # escaped (`\uD83D`) or literal
+
+
+def plainly_usable(data: object, text: str) -> bool:
+    """Whether `data`, parsed from `text`, is an object of lists of strings (two levels, no number, so no
+    `Refused` marker) and `text` neither holds nor escapes a surrogate, so `refusal` has nothing to find and
+    need not walk every string (most of the time of reading a ground truth)."""
+    if not isinstance(data, dict) or _SURROGATE_IN_JSON.search(text):
+        return False
+    return all(isinstance(callees, list) and all(isinstance(c, str) for c in callees) for callees in data.values())
 
 
 def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,

@@ -1,0 +1,124 @@
+"""Java's `main` methods, found without naming every method of the program.
+
+`main_methods(sources)` is `main_methods_by_full_scan(sources)` (what the symbol extractor gives, kept to the
+methods named `...:main(java.lang.String[])`, in its order), computed cheaply: only files in which `main` can be
+an identifier are parsed, their `main` declarations are found with a tree-sitter query, and only those are named,
+with the same `_Extractor` code (scope from their enclosing declarations, parameter types from the program's
+types). The program's types are read from the parsed files plus any other file that could declare a type the
+naming looked up (a type is declared by its name, so a file without that name as text cannot). A `main` inside
+an anonymous class (named by javac's per-class count of them) is left to the full scan.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from itertools import pairwise
+
+import tree_sitter as ts
+
+from core.records import Node
+from core.symbols.java import MAIN, TYPE_DECLARATIONS, Program, _class_body, _Extractor, program_types
+from core.symbols.parsing import Source, TsNode, language
+
+# `main` where the identifier tokens of the grammar could make it a whole identifier: no ASCII identifier character
+# before (a digit may end a number literal) or after; any other neighbour is let through, to err on the safe side.
+_MAIN_WORD = re.compile(r"(?<![A-Za-z_$])main(?![A-Za-z0-9_$])")
+_METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration")
+
+
+def main_methods(sources: Mapping[str, str]) -> list[Node]:
+    java = _candidates(sources)
+    parsed = {path: Source.parse("java", path, text) for path, text in java.items() if _MAIN_WORD.search(text)}
+    declared = {path: _main_declarations(source) for path, source in parsed.items()}
+    if not any(declared.values()):
+        return []
+    if any(_in_anonymous_class(node) for nodes in declared.values() for node in nodes):
+        return main_methods_by_full_scan(sources)
+    typed = dict(parsed)
+    while True:
+        packages = _LookedUp(program_types([typed[path] for path in java if path in typed]).packages)
+        mains = [node for path, nodes in declared.items() for node in _named(parsed[path], nodes, Program(packages))]
+        more = {path: Source.parse("java", path, text) for path, text in java.items()
+                if path not in typed and any(name in text for name in packages.looked_up)}
+        if not more:
+            return [node for node in mains if node.name.endswith(MAIN)]
+        typed.update(more)
+
+
+def main_methods_by_full_scan(sources: Mapping[str, str]) -> list[Node]:
+    """Every method the symbol extractor names `...:main(java.lang.String[])`, in its order."""
+    from core.symbols import extract_symbols
+
+    return [node for node in extract_symbols("java", _candidates(sources)).nodes if node.name.endswith(MAIN)]
+
+
+def _candidates(sources: Mapping[str, str]) -> dict[str, str]:
+    return {path: text for path, text in sources.items() if "main" in text and path.endswith(".java")}
+
+
+class _LookedUp(dict):
+    """The program's types, noting every name the naming asked about."""
+
+    def __init__(self, packages: Mapping[str, tuple[str, ...]]) -> None:
+        super().__init__(packages)
+        self.looked_up: set[str] = set()
+
+    def get(self, key, default=None):
+        self.looked_up.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        self.looked_up.add(key)
+        return super().__contains__(key)
+
+
+@cache
+def _main_query() -> ts.Query:
+    return ts.Query(language("java"), '(method_declaration name: (_) @name (#eq? @name "main")) @method')
+
+
+def _main_declarations(source: Source) -> list[TsNode]:
+    found = ts.QueryCursor(_main_query()).captures(source.tree.root_node).get("method", [])
+    return [node for node in found
+            if source.text(node.child_by_field_name("name")) == "main" and node.child_by_field_name("body")]
+
+
+def _in_anonymous_class(node: TsNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "object_creation_expression" and _class_body(parent) is not None:
+            return True
+        if parent.type == "enum_constant" and parent.child_by_field_name("body") is not None:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _named(source: Source, declarations: list[TsNode], program: Program) -> list[Node]:
+    """The nodes the extractor's walk would define for these `main` declarations, in source order."""
+    extractor = _Extractor(source, program, want_calls=False)
+    nodes = []
+    for declaration in declarations:
+        cls, type_vars = _scope(extractor, declaration)
+        type_vars |= extractor._type_vars(declaration)
+        types = extractor._parameter_types(declaration.child_by_field_name("parameters"), type_vars)
+        nodes.append(source.node(f"{extractor.prefix}{cls}:main({','.join(types)})", "method", declaration))
+    nodes.sort(key=lambda n: (n.start_line, n.start_col))
+    return nodes
+
+
+def _scope(extractor: _Extractor, node: TsNode) -> tuple[str, frozenset[str]]:
+    """The class key and type variables the walk carries down to `node` (no anonymous class above it)."""
+    chain = [node]
+    while chain[-1].parent is not None:
+        chain.append(chain[-1].parent)
+    chain.reverse()
+    cls, type_vars = "", frozenset[str]()
+    for parent, child in pairwise(chain):
+        if parent.type in TYPE_DECLARATIONS and child == parent.child_by_field_name("body"):
+            cls = extractor.source.text(parent.child_by_field_name("name"))
+            type_vars = type_vars | extractor._type_vars(parent)
+        elif parent.type in _METHODS and child == parent.child_by_field_name("body"):
+            type_vars = type_vars | extractor._type_vars(parent)
+    return cls, type_vars
