@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 from core.dataset.entry_points import find_entry_point
@@ -242,9 +243,11 @@ def plainly_usable(data: object, text: str) -> bool:
     """Whether `data`, parsed from `text`, is an object of lists of strings (two levels, no number, so no
     `Refused` marker) and `text` neither holds nor escapes a surrogate, so `refusal` has nothing to find and
     need not walk every string (most of the time of reading a ground truth)."""
-    if not isinstance(data, dict) or _SURROGATE_IN_JSON.search(text):
+    plain_text = (text.isascii() and "\\u" not in text) or not _SURROGATE_IN_JSON.search(text)
+    if type(data) is not dict or not plain_text:
         return False
-    return all(isinstance(callees, list) and all(isinstance(c, str) for c in callees) for callees in data.values())
+    # JSON gives exact lists and strings (a Refused marker is neither): compare types without a loop in Python
+    return set(map(type, data.values())) <= {list} and set(map(type, chain.from_iterable(data.values()))) <= {str}
 
 
 def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,
@@ -354,8 +357,9 @@ def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[P
                                 "; not followed"))
         return []
     kept = []
-    for child in _subdirs(folder):
-        if inside(child, root):
+    for entry in _subdir_entries(folder):
+        child = Path(entry.path)
+        if not entry.is_symlink() or inside(child, root):  # a real folder in a folder inside the dataset is inside
             kept.append(child)
         else:
             problems.append(Problem(shown_path(child, root), "a link leaving the dataset (to "
@@ -364,12 +368,15 @@ def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[P
 
 
 def _subdirs(folder: Path) -> list[Path]:
+    return [Path(entry.path) for entry in _subdir_entries(folder)]
+
+
+def _subdir_entries(folder: Path) -> list[os.DirEntry[str]]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return []
-    return [Path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")
-            and e.name not in SKIPPED_DIRS]
+    return [e for e in entries if e.is_dir() and not e.name.startswith(".") and e.name not in SKIPPED_DIRS]
 
 
 def _is_source(name: str) -> bool:

@@ -11,19 +11,20 @@ an anonymous class (named by javac's per-class count of them) is left to the ful
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from functools import cache
+from collections.abc import Iterator, Mapping
 from itertools import pairwise
 
 import tree_sitter as ts
 
 from core.records import Node
-from core.symbols.java import MAIN, TYPE_DECLARATIONS, Program, _class_body, _Extractor, program_types
-from core.symbols.parsing import Source, TsNode, language
+from core.symbols.java import MAIN, TYPE_DECLARATIONS, Program, _class_body, _Extractor, _types_query, package_of
+from core.symbols.parsing import Source, TsNode
 
 # `main` where the identifier tokens of the grammar could make it a whole identifier: no ASCII identifier character
 # before (a digit may end a number literal) or after; any other neighbour is let through, to err on the safe side.
 _MAIN_WORD = re.compile(r"(?<![A-Za-z_$])main(?![A-Za-z0-9_$])")
+_MAIN_BYTES = re.compile(_MAIN_WORD.pattern.encode())
+_DECLARED = re.compile(rb"(?:class|interface|enum|record)(?:\s|//[^\n]*|/\*.*?\*/)*")  # then the name
 _METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration")
 
 
@@ -37,10 +38,10 @@ def main_methods(sources: Mapping[str, str]) -> list[Node]:
         return main_methods_by_full_scan(sources)
     typed = dict(parsed)
     while True:
-        packages = _LookedUp(program_types([typed[path] for path in java if path in typed]).packages)
-        mains = [node for path, nodes in declared.items() for node in _named(parsed[path], nodes, Program(packages))]
+        types = _DeclaredTypes([typed[path] for path in java if path in typed])
+        mains = [node for path, nodes in declared.items() for node in _named(parsed[path], nodes, Program(types))]
         more = {path: Source.parse("java", path, text) for path, text in java.items()
-                if path not in typed and any(name in text for name in packages.looked_up)}
+                if path not in typed and any(name in text for name in types.looked_up)}
         if not more:
             return [node for node in mains if node.name.endswith(MAIN)]
         typed.update(more)
@@ -57,31 +58,54 @@ def _candidates(sources: Mapping[str, str]) -> dict[str, str]:
     return {path: text for path, text in sources.items() if "main" in text and path.endswith(".java")}
 
 
-class _LookedUp(dict):
-    """The program's types, noting every name the naming asked about."""
+class _DeclaredTypes(Mapping[str, tuple[str, ...]]):
+    """`program_types(sources).packages` worked out for the names the naming asks about, noting each of them.
 
-    def __init__(self, packages: Mapping[str, tuple[str, ...]]) -> None:
-        super().__init__(packages)
-        self.looked_up: set[str] = set()
+    A file's type declarations are queried only when it may declare the name: a tree without errors has only
+    whitespace and comments between `class` (`interface`, `enum`, `record`, `@interface`) and the name."""
 
-    def get(self, key, default=None):
-        self.looked_up.add(key)
-        return super().get(key, default)
+    def __init__(self, sources: list[Source]) -> None:
+        self.sources = sources
+        self.looked_up: dict[str, tuple[str, ...]] = {}
+        self.declared: dict[str, set[str]] = {}
 
-    def __contains__(self, key) -> bool:
-        self.looked_up.add(key)
-        return super().__contains__(key)
+    def __getitem__(self, name: str) -> tuple[str, ...]:
+        if name not in self.looked_up:
+            declaration = re.compile(_DECLARED.pattern + re.escape(name.encode()), re.DOTALL)
+            packages: list[str] = []
+            for source in self.sources:
+                may_declare = source.tree.root_node.has_error or declaration.search(source.data)
+                if may_declare and name in self._declared(source) and package_of(source) not in packages:
+                    packages.append(package_of(source))
+            self.looked_up[name] = tuple(packages)
+        if not self.looked_up[name]:
+            raise KeyError(name)
+        return self.looked_up[name]
 
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, packages in self.looked_up.items() if packages)
 
-@cache
-def _main_query() -> ts.Query:
-    return ts.Query(language("java"), '(method_declaration name: (_) @name (#eq? @name "main")) @method')
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def _declared(self, source: Source) -> set[str]:
+        if source.path not in self.declared:
+            found = ts.QueryCursor(_types_query()).captures(source.tree.root_node).get("type", [])
+            self.declared[source.path] = {source.text(node) for node in found}
+        return self.declared[source.path]
 
 
 def _main_declarations(source: Source) -> list[TsNode]:
-    found = ts.QueryCursor(_main_query()).captures(source.tree.root_node).get("method", [])
-    return [node for node in found
-            if source.text(node.child_by_field_name("name")) == "main" and node.child_by_field_name("body")]
+    """The `main` methods with a body: each is named by an identifier `main` the text shows."""
+    found = []
+    root = source.tree.root_node
+    for word in _MAIN_BYTES.finditer(source.data):
+        name = root.named_descendant_for_byte_range(word.start(), word.end())
+        method = name.parent if name is not None else None
+        if (method is not None and method.type == "method_declaration" and method.child_by_field_name("name") == name
+                and source.text(name) == "main" and method.child_by_field_name("body") is not None):
+            found.append(method)
+    return found
 
 
 def _in_anonymous_class(node: TsNode) -> bool:
