@@ -1,12 +1,13 @@
 """Java's `main` methods, found without naming every method of the program.
 
-`main_methods(sources)` is `main_methods_by_full_scan(sources)` (what the symbol extractor gives, kept to the
-methods named `...:main(java.lang.String[])`, in its order), computed cheaply: only files in which `main` can be
-an identifier are parsed, their `main` declarations are found with a tree-sitter query, and only those are named,
-with the same `_Extractor` code (scope from their enclosing declarations, parameter types from the program's
-types). The program's types are read from the parsed files plus any other file that could declare a type the
-naming looked up (a type is declared by its name, so a file without that name as text cannot). A `main` inside
-an anonymous class (named by javac's per-class count of them) is left to the full scan.
+`main_methods(sources)` gives what `main_methods_by_full_scan(sources)` gives (the symbol extractor's nodes named
+`...:main(java.lang.String[])`, in its order: the entry point's contract), at a fraction of the cost: only files
+in which `main` can be an identifier are parsed; the `main` declarations are the tree nodes at those words; only
+they are named, with the extractor's own code (class key and type variables from the declarations around them,
+parameter types from the program's types). The program's types are worked out only for the names that naming
+asks about, from the files that may declare them. A `main` inside an anonymous class (named by javac's per-class
+count of them) is left to the full scan. tests/test_java_entry_points.py compares the two on hostile and damaged
+programs.
 """
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ from core.symbols.parsing import Source, TsNode
 # before (a digit may end a number literal) or after; any other neighbour is let through, to err on the safe side.
 _MAIN_WORD = re.compile(r"(?<![A-Za-z_$])main(?![A-Za-z0-9_$])")
 _MAIN_BYTES = re.compile(_MAIN_WORD.pattern.encode())
-_DECLARED = re.compile(rb"(?:class|interface|enum|record)(?:\s|//[^\n]*|/\*.*?\*/)*")  # then the name
+# what may stand between such a keyword and the name: whitespace (any control or non-ASCII byte, to err on the safe
+# side) and comments
+_DECLARED = re.compile(rb"(?:class|interface|enum|record)(?:[\x00-\x20\x7f-\xff]|//[^\n]*|/\*.*?\*/)*")
 _METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration")
 
 
