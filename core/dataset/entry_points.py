@@ -47,10 +47,8 @@ def java_main_file(sources: Mapping[str, str]) -> str:
 
 
 def _java_main_node(sources: Mapping[str, str]) -> Node | None:
-    from core.symbols import extract_symbols
+    from core.symbols.java_main import main_methods  # parses only the files where `main` can be a method
 
-    candidates = {path: text for path, text in sources.items() if "main" in text}
-    mains = [node for node in extract_symbols("java", candidates).nodes
-             if node.name.endswith(":main(java.lang.String[])")]
+    mains = main_methods(sources)
     mains.sort(key=lambda node: (node.file.rsplit("/", 1)[-1] != "Main.java", node.file))
     return mains[0] if mains else None

@@ -92,8 +92,10 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     known = ws.index_state()
     current: dict[str, str] = {}
     changed = []
+    prefix = os.path.join(str(root), "")
     for folder, hint in folders:
-        relative = _relative(folder, root)
+        name = str(folder)  # the folders are under root as found: their index name is the rest of the path
+        relative = name[len(prefix):].replace(os.sep, "/") if name.startswith(prefix) else _relative(folder, root)
         current[relative] = _fingerprint(folder)
         if known.get(relative, ("", ""))[1] != current[relative]:
             changed.append((folder, hint, relative))

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 from core.dataset.entry_points import find_entry_point
@@ -221,6 +223,8 @@ def parse_ground_truth(text: str) -> CallGraph:
         data = parse_json(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    if plainly_usable(data, text):
+        return CallGraph.from_dict(data)  # type: ignore[arg-type]  # checked just now
     problem = refusal(data)
     if problem:
         raise ValueError(f"not read: {problem}")
@@ -230,6 +234,20 @@ def parse_ground_truth(text: str) -> CallGraph:
         if not isinstance(callees, list) or not all(isinstance(c, str) for c in callees):
             raise ValueError(f'callees of "{caller}" must be a list of strings')
     return CallGraph.from_dict(data)
+
+
+_SURROGATE_IN_JSON = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")  # escaped (`\uD83D`) or literal
+
+
+def plainly_usable(data: object, text: str) -> bool:
+    """Whether `data`, parsed from `text`, is an object of lists of strings (two levels, no number, so no
+    `Refused` marker) and `text` neither holds nor escapes a surrogate, so `refusal` has nothing to find and
+    need not walk every string (most of the time of reading a ground truth)."""
+    plain_text = (text.isascii() and "\\u" not in text) or not _SURROGATE_IN_JSON.search(text)
+    if type(data) is not dict or not plain_text:
+        return False
+    # JSON gives exact lists and strings (a Refused marker is neither): compare types without a loop in Python
+    return set(map(type, data.values())) <= {list} and set(map(type, chain.from_iterable(data.values()))) <= {str}
 
 
 def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,
@@ -339,8 +357,9 @@ def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[P
                                 "; not followed"))
         return []
     kept = []
-    for child in _subdirs(folder):
-        if inside(child, root):
+    for entry in _subdir_entries(folder):
+        child = Path(entry.path)
+        if not entry.is_symlink() or inside(child, root):  # a real folder in a folder inside the dataset is inside
             kept.append(child)
         else:
             problems.append(Problem(shown_path(child, root), "a link leaving the dataset (to "
@@ -349,12 +368,15 @@ def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[P
 
 
 def _subdirs(folder: Path) -> list[Path]:
+    return [Path(entry.path) for entry in _subdir_entries(folder)]
+
+
+def _subdir_entries(folder: Path) -> list[os.DirEntry[str]]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return []
-    return [Path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")
-            and e.name not in SKIPPED_DIRS]
+    return [e for e in entries if e.is_dir() and not e.name.startswith(".") and e.name not in SKIPPED_DIRS]
 
 
 def _is_source(name: str) -> bool:

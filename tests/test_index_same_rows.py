@@ -1,0 +1,79 @@
+"""Indexing's shortcuts change nothing in the workspace: the demo and a synthetic dataset (with broken and hostile
+programs) indexed by today's code and by the reference paths it replaced (the full Java symbol scan for `main`, the
+full `refusal` walk of every ground truth) give the same instance rows and the same problems."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import core.dataset.layout
+import core.symbols.java_main
+from core.dataset.indexing import refresh_index
+from core.dataset.workspace import Workspace
+from resources import DEMO_DATASET
+from tests.bench.synthetic import corrupt, generate, split_ids
+
+
+def _index(root: Path, workspace: Path) -> tuple[list[dict], list[tuple]]:
+    ws = Workspace(workspace)
+    try:
+        refresh_index(ws, root)
+        rows = [dict(row) for row in ws.db.query("select * from instances order by key")]
+        return rows, [(p.path, p.message, p.severity, p.instance_id) for p in ws.problems()]
+    finally:
+        ws.close()
+
+
+def _synthetic(root: Path) -> Path:
+    ids = split_ids(None, 0.02)
+    generate(root, ids, models=0)
+    assert len(corrupt(root, dict(ids["train"]))) == 4
+    java = root / "benchmark" / "java"
+    hostile = {
+        "twomains_0001": {"a/B.java": "package a;\nclass B { public static void main(String[] x) { } }\n",
+                          "z/Main.java": "package z;\nclass Main { public static void main(String... x) { } }\n"},
+        "ownstring_0001": {"A.java": "class A { static void main(String[] a) { } }\n",
+                           "B.java": "// domain type\nclass String { }\n"},
+        "anonymous_0001": {"A.java": "class A { Object o = new Object() { void main(String[] a) { } }; }\n"},
+        "nomain_0001": {"A.java": "class A { /* main(String[] a) */ String s = \"main\"; }\n"},
+    }
+    for program_id, files in hostile.items():
+        for name, text in files.items():
+            (java / program_id / name).parent.mkdir(parents=True, exist_ok=True)
+            (java / program_id / name).write_text(text)
+        (java / program_id / "callgraph.json").write_text(json.dumps({"A:f()": []}))
+    truths = {"surrogate_0001": r'{"A:f()": ["\ud800"]}', "lowsurrogate_0001": r'{"A:f()": ["\uDC00"]}',
+              "number_0001": '{"A:f()": [1]}', "deep_0001": '{"A:f()": [[["x"]]]}', "list_0001": '["A:f()"]',
+              "pair_0001": r'{"A:f()": ["\ud83d\ude00 ok"]}'}
+    for program_id, text in truths.items():
+        (java / program_id).mkdir()
+        (java / program_id / "A.java").write_text("class A { void f() { } }\n")
+        (java / program_id / "callgraph.json").write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("dataset", ["demo", "synthetic"])
+def test_the_index_is_the_same_as_with_the_full_scans(dataset: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    root = DEMO_DATASET if dataset == "demo" else _synthetic(tmp_path / "dataset")
+    rows, problems = _index(root, tmp_path / "new.sqlite")
+    monkeypatch.setattr(core.symbols.java_main, "main_methods", core.symbols.java_main.main_methods_by_full_scan)
+    monkeypatch.setattr(core.dataset.layout, "plainly_usable", lambda data, text: False)
+    reference_rows, reference_problems = _index(root, tmp_path / "reference.sqlite")
+    assert rows == reference_rows
+    assert problems == reference_problems
+    assert len(rows) >= (10 if dataset == "demo" else 200)
+    if dataset == "synthetic":
+        by_id = {row["id"]: row for row in rows}
+        assert by_id["twomains_0001"]["entry_point"] == "z/Main.java"
+        assert by_id["ownstring_0001"]["entry_point"] == ""
+        assert by_id["anonymous_0001"]["entry_point"] == "A.java"
+        assert by_id["pair_0001"]["ground_truth"] == json.dumps({"A:f()": ["\U0001f600 ok"]})
+        assert "surrogate_0001" not in by_id and "number_0001" not in by_id and "deep_0001" not in by_id
+        shown = {path.split("/")[-2]: message for path, message, _, _ in problems if path.endswith("callgraph.json")}
+        assert shown["surrogate_0001"] == "not read: a string with a lone surrogate (\\ud800)"
+        assert shown["lowsurrogate_0001"] == "not read: a string with a lone surrogate (\\udc00)"
+        assert shown["list_0001"] == "expected an object {caller: [callees]}, got list"
+        assert shown["number_0001"] == 'callees of "A:f()" must be a list of strings'
