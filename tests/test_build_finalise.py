@@ -13,9 +13,11 @@ import pytest
 
 from core.dataset.layout import load_dataset
 from core.errors import BuildError
+from core.instances.dedup import sources_key
 from core.instances.layout_update import interrupted_update, recover, staging_folder
 from core.instances.output import BUILD_DIR, SPLIT_DIR, finalize_language, prepare_output, save_repo_result
 from core.instances.records import Attempt, Harness, RepoInfo, RepoResult
+from core.instances.shingle_cache import load_shingles, save_shingles
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -235,3 +237,26 @@ def test_a_dataset_left_by_the_whole_folder_swap_of_earlier_versions_is_put_back
     assert dataset_tree(out) == expected
     assert {path.name: path.stat().st_ino for path in (benchmark / "python").iterdir()} == before
     assert not (benchmark / ".python.old").exists() and not (benchmark / ".python.new").exists()
+
+
+def test_finalising_again_reuses_the_shingles_and_a_damaged_cache_is_only_slower(tmp_path, caplog):
+    out = built(tmp_path / "out", REPOS)
+    finalize_language(out, "python")
+    cache = out / BUILD_DIR / "shingles-python.npz"
+    shingles = load_shingles(cache)
+    assert len(shingles) == 9
+    expected = dataset_tree(out)
+    # the cache is what the finalise consults: make one program's shingles another's and it is a duplicate
+    first = sources_key({"lib/__init__.py": "", "lib/core.py": attempt(1, 0).files["lib/core.py"],
+                         "main.py": attempt(1, 0).files["main.py"]})
+    second = sources_key({"lib/__init__.py": "", "lib/core.py": attempt(4, 0).files["lib/core.py"],
+                          "main.py": attempt(4, 0).files["main.py"]})
+    assert {first, second} <= set(shingles)
+    shingles[second] = shingles[first]
+    save_shingles(cache, shingles, list(shingles))
+    assert finalize_language(out, "python").rejected == {"near_duplicate": 1}
+    cache.write_bytes(b"PK\x03\x04 not a zip")
+    assert finalize_language(out, "python").accepted == 9
+    assert "unusable shingle cache" in caplog.text and str(cache) in caplog.text
+    assert dataset_tree(out) == expected == from_scratch(out, tmp_path)
+    assert len(load_shingles(cache)) == 9

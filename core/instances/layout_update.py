@@ -222,38 +222,33 @@ def _is_unchanged(folder: Path, program: WantedProgram, digest: str, signature: 
         return True
     files = _files_under(folder)
     return files is not None and set(files) == set(program.files) and all(
-        files[relative].stat().st_size == len(content) and files[relative].read_bytes() == content
+        files[relative][1].st_size == len(content) and Path(files[relative][0]).read_bytes() == content
         for relative, content in program.files.items())
 
 
 def _signature(folder: Path) -> dict[str, list[int]] | None:
     """Each file's size and modification time, which any rewrite changes (None: not a plain folder)."""
     files = _files_under(folder)
-    if files is None:
-        return None
-    signature = {}
-    for relative, path in sorted(files.items()):
-        status = path.stat()
-        signature[relative] = [status.st_size, status.st_mtime_ns]
-    return signature
+    return None if files is None else {relative: [status.st_size, status.st_mtime_ns]
+                                       for relative, (_, status) in sorted(files.items())}
 
 
-def _files_under(folder: Path) -> dict[str, Path] | None:
-    """Every regular file under `folder` by relative POSIX path; None when the folder holds anything else
-    (a symbolic link, a special file) or cannot be read, so it is rewritten."""
-    files: dict[str, Path] = {}
+def _files_under(folder: Path) -> dict[str, tuple[str, os.stat_result]] | None:
+    """Every regular file under `folder` by relative POSIX path, with its path and status; None when the
+    folder holds anything else (a symbolic link, a special file) or cannot be read, so it is rewritten."""
+    files: dict[str, tuple[str, os.stat_result]] = {}
     try:
-        pending = [folder]
+        pending = [("", os.fspath(folder))]
         while pending:
-            current = pending.pop()
+            prefix, current = pending.pop()
             with os.scandir(current) as entries:
                 for entry in entries:
                     if entry.is_symlink():
                         return None
                     if entry.is_dir():
-                        pending.append(Path(entry.path))
+                        pending.append((f"{prefix}{entry.name}/", entry.path))
                     elif entry.is_file():
-                        files[Path(entry.path).relative_to(folder).as_posix()] = Path(entry.path)
+                        files[prefix + entry.name] = (entry.path, entry.stat())
                     else:
                         return None
     except OSError:

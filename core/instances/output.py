@@ -23,9 +23,10 @@ from pathlib import Path
 
 from core.dataset.layout import GROUND_TRUTH_FILE, PROVENANCE_FILE
 from core.errors import BuildError
-from core.instances.dedup import find_near_duplicates
+from core.instances.dedup import find_near_duplicates, sources_key
 from core.instances.layout_update import MANIFEST, WantedProgram, update_language
 from core.instances.records import NEAR_DUPLICATE, Attempt, Harness, RepoInfo, RepoResult
+from core.instances.shingle_cache import load_shingles, save_shingles
 from core.instances.split_assign import assign_splits, merge_split_files, split_files
 from core.languages import registry
 from core.records import repo_of
@@ -196,9 +197,15 @@ def plan_language(out: Path, language: str, options: FinalOptions = FinalOptions
                 rejections.append((result.repo.name, attempt, attempt.detail))
     summary.tried = sum(1 for result in results for attempt in result.attempts if attempt.harness is not None)
     provisional = [f"{result.repo.name}#{n}" for n, (result, _) in enumerate(kept)]
-    duplicates = find_near_duplicates(
-        [(pid, _sources(attempt.files, language)) for pid, (_, attempt) in zip(provisional, kept)],
-        language, options.dedup_threshold)
+    sources = [_sources(attempt.files, language) for _, attempt in kept]
+    cache_path = out / BUILD_DIR / f"shingles-{language}.npz"
+    shingles = load_shingles(cache_path)
+    known = set(shingles)
+    duplicates = find_near_duplicates(list(zip(provisional, sources)), language, options.dedup_threshold,
+                                      shingles=shingles)
+    used = [sources_key(files) for files in sources]
+    if set(used) != known:
+        save_shingles(cache_path, shingles, used)
     dropped = {d.dropped: d for d in duplicates}
     programs: list[tuple[str, RepoResult, Attempt]] = []
     numbers: Counter = Counter()
