@@ -127,6 +127,7 @@ def test_a_renumbered_program_keeps_its_unchanged_files_and_rewrites_its_readme(
             assert after[f"benchmark/python/{new}/{name}"][0] == before[f"benchmark/python/{old}/{name}"][0]
         assert after[f"benchmark/python/{new}/README.md"][0] != before[f"benchmark/python/{old}/README.md"][0]
         assert (out / f"benchmark/python/{new}/README.md").read_text().startswith(f"# {new}\n")
+    assert all(path.stat().st_nlink == 1 for path in (out / "benchmark").rglob("*") if path.is_file())
     untouched = {path for path in before if not path.startswith("benchmark/python/repo01_")}
     assert all(after[path] == before[path] for path in untouched)
     assert dataset_tree(out) == from_scratch(out, tmp_path)

@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -120,8 +121,8 @@ def update_language(out: Path, language: str, wanted: dict[str, WantedProgram], 
     old_by_key = {entry["key"]: program_id for program_id, entry in manifest.items()
                   if isinstance(entry, dict) and isinstance(entry.get("key"), str) and program_id in existing}
     staging = staging_folder(benchmark, language)
-    replace_ids: list[str] = []
     fresh_manifest: dict[str, dict] = {}
+    changed: list[str] = []
     for program_id, program in wanted.items():
         digest = program.digest()
         folder = target / program_id
@@ -129,13 +130,16 @@ def update_language(out: Path, language: str, wanted: dict[str, WantedProgram], 
         if signature is not None and _is_unchanged(folder, program, digest, signature, manifest.get(program_id)):
             counts.unchanged += 1
             fresh_manifest[program_id] = {"digest": digest, "key": program.key, "files": signature}
-            continue
-        sources = [target / program_id] if program_id in existing else []
-        if program.key in old_by_key and old_by_key[program.key] != program_id:
-            sources.append(target / old_by_key[program.key])
-        counts.linked_files += _stage_program(staging / "new" / program_id, program, sources)
-        replace_ids.append(program_id)
+        else:
+            changed.append(program_id)
+    leaving = {name for name in existing if name not in fresh_manifest}  # replaced or removed: files reusable
+    linked_once: set[tuple[int, int]] = set()  # an old file becomes one new file, never two
+    for program_id in changed:
+        program = wanted[program_id]
+        sources = [target / name for name in (program_id, old_by_key.get(program.key)) if name in leaving]
+        counts.linked_files += _stage_program(staging / "new" / program_id, program, sources, linked_once)
         counts.written += 1
+    replace_ids = changed
     remove_ids = sorted(name for name in existing if name not in wanted)
     counts.removed = len(remove_ids)
     split_names = []
@@ -194,19 +198,20 @@ def _move_aside(path: Path, trash: Path) -> None:
         path.rename(trash)
 
 
-def _stage_program(folder: Path, program: WantedProgram, sources: list[Path]) -> int:
-    """Write one program under `folder`, hard-linking each file whose bytes an old folder already holds;
-    returns how many files were linked."""
+def _stage_program(folder: Path, program: WantedProgram, sources: list[Path], linked_once: set) -> int:
+    """Write one program under `folder`, hard-linking each file whose bytes a leaving folder already holds
+    in a plain file of its own; returns how many files were linked."""
     if folder.exists():
         shutil.rmtree(folder)
     linked = 0
     for relative, content in sorted(program.files.items()):
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        old = next((source / relative for source in sources if _read_or_none(source / relative) == content), None)
+        old = next((source / relative for source in sources if _reusable(source / relative, content, linked_once)),
+                   None)
         if old is not None:
             try:
-                os.link(old, path)
+                os.link(old, path, follow_symlinks=False)
                 linked += 1
                 continue
             except OSError:  # a file system without hard links: write it
@@ -214,6 +219,19 @@ def _stage_program(folder: Path, program: WantedProgram, sources: list[Path]) ->
         path.write_bytes(content)
     folder.mkdir(parents=True, exist_ok=True)
     return linked
+
+
+def _reusable(path: Path, content: bytes, linked_once: set[tuple[int, int]]) -> bool:
+    """A regular file (not a link to anything else), not yet reused, holding exactly `content`."""
+    try:
+        status = os.lstat(path)
+        if (not stat.S_ISREG(status.st_mode) or status.st_nlink != 1 or status.st_size != len(content)
+                or (status.st_dev, status.st_ino) in linked_once or path.read_bytes() != content):
+            return False
+    except OSError:
+        return False
+    linked_once.add((status.st_dev, status.st_ino))
+    return True
 
 
 def _is_unchanged(folder: Path, program: WantedProgram, digest: str, signature: dict, entry: object) -> bool:
