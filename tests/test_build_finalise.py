@@ -261,3 +261,14 @@ def test_finalising_again_reuses_the_shingles_and_a_damaged_cache_is_only_slower
     assert "unusable shingle cache" in caplog.text and str(cache) in caplog.text
     assert dataset_tree(out) == expected == from_scratch(out, tmp_path)
     assert len(load_shingles(cache)) == 9
+
+
+def test_a_damaged_journal_stops_the_finalise_with_one_line_naming_it(tmp_path):
+    out = built(tmp_path / "out", REPOS)
+    finalize_language(out, "python")
+    journal = staging_folder(out / "benchmark", "python") / "journal.json"
+    journal.parent.mkdir(parents=True)
+    journal.write_text('{"replace": [')
+    with pytest.raises(BuildError, match="journal.json: cannot complete the interrupted finalise") as error:
+        finalize_language(out, "python")
+    assert "\n" not in str(error.value) and str(journal) in str(error.value)
