@@ -15,9 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -111,24 +108,9 @@ final class ChildProcesses {
                 return null;
             }
             try {
-                ClassReader reader = ClassFiles.reader(bytes);
-                int version = ClassFiles.version(bytes);
-                ClassWriter writer = new TraceAgent.LoaderClassWriter(null);
-                reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-                    @Override
-                    public void visit(int lifted, int access, String name, String signature, String superName,
-                                      String[] interfaces) {
-                        super.visit(version, access, name, signature, superName, interfaces);  // its own version
-                    }
-
-                    @Override
-                    public MethodVisitor visitMethod(int access, String name, String descriptor,
-                                                     String signature, String[] exceptions) {
-                        MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
-                        return name.equals("start") && descriptor.equals(START) ? new CallHook(next) : next;
-                    }
-                }, ClassReader.SKIP_FRAMES);
-                return writer.toByteArray();
+                return ClassFiles.rewrite(bytes, new TraceAgent.LoaderClassWriter(null),
+                        (next, access, name, descriptor) ->
+                                name.equals("start") && descriptor.equals(START) ? new CallHook(next) : next);
             } catch (Throwable error) {
                 // A JDK class file ASM cannot read even through ClassFiles: other programs are not
                 // listed, java children are still traced. Said in docs/benchmark.md, not on every run.

@@ -1,6 +1,9 @@
 package traceeval.agent;
 
 import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
@@ -29,6 +32,31 @@ final class ClassFiles {
         lifted[6] = (byte) (ASM_MAX_MAJOR >>> 8);
         lifted[7] = (byte) ASM_MAX_MAJOR;
         return new ClassReader(lifted);
+    }
+
+    /** What a transformer puts around each method: `next` itself, or a visitor that rewrites it. */
+    interface MethodRewriter {
+        MethodVisitor around(MethodVisitor next, int access, String name, String descriptor);
+    }
+
+    /** The class rewritten method by method, frames computed by `writer`, at its own version. */
+    static byte[] rewrite(byte[] bytes, ClassWriter writer, MethodRewriter rewriter) {
+        int version = version(bytes);
+        reader(bytes).accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public void visit(int lifted, int access, String name, String signature, String superName,
+                              String[] interfaces) {
+                super.visit(version, access, name, signature, superName, interfaces);
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                return rewriter.around(next, access, name, descriptor);
+            }
+        }, ClassReader.SKIP_FRAMES);
+        return writer.toByteArray();
     }
 
     /** The version as ASM's visit() takes it: minor in the high 16 bits, major in the low. */

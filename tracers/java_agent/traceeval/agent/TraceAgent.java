@@ -12,9 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
-import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
@@ -95,28 +93,13 @@ public final class TraceAgent {
                 return null;
             }
             try {
-                ClassReader reader = ClassFiles.reader(bytes);
-                int version = ClassFiles.version(bytes);
-                ClassWriter writer = new LoaderClassWriter(loader);
-                reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-                    @Override
-                    public void visit(int lifted, int access, String name, String signature, String superName,
-                                      String[] interfaces) {
-                        super.visit(version, access, name, signature, superName, interfaces);  // its own version
+                return ClassFiles.rewrite(bytes, new LoaderClassWriter(loader), (next, access, name, descriptor) -> {
+                    int[] what = methods.get(name + descriptor);
+                    if (what == null || (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+                        return next;
                     }
-
-                    @Override
-                    public MethodVisitor visitMethod(int access, String name, String descriptor,
-                                                     String signature, String[] exceptions) {
-                        MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
-                        int[] what = methods.get(name + descriptor);
-                        if (what == null || (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
-                            return next;
-                        }
-                        return new MethodTracer(next, access, name, descriptor, what[0], what[1]);
-                    }
-                }, ClassReader.SKIP_FRAMES);
-                return writer.toByteArray();
+                    return new MethodTracer(next, access, name, descriptor, what[0], what[1]);
+                });
             } catch (Throwable error) {
                 TraceRuntime.warning("could not instrument " + className + ": " + error);  // runs uninstrumented
                 return null;
