@@ -269,6 +269,6 @@ def test_a_damaged_journal_stops_the_finalise_with_one_line_naming_it(tmp_path):
     journal = staging_folder(out / "benchmark", "python") / "journal.json"
     journal.parent.mkdir(parents=True)
     journal.write_text('{"replace": [')
-    with pytest.raises(BuildError, match="journal.json: cannot complete the interrupted finalise") as error:
+    with pytest.raises(BuildError, match=r"journal\.json: cannot complete the interrupted finalise") as error:
         finalize_language(out, "python")
     assert "\n" not in str(error.value) and str(journal) in str(error.value)
