@@ -99,7 +99,7 @@ def test_provenance_names_the_git_remote_without_credentials_the_commit_and_the_
     assert "Licence: MIT" in readme and (program / "LICENSE").read_text().startswith("MIT License")
     original = next(line for line in readme.splitlines() if line.startswith("Original file: "))
     assert (geomkit / original.removeprefix("Original file: ")).is_file()
-    assert "s3cret" not in "".join(p.read_text() for p in (out / "build").rglob("*") if p.is_file())
+    assert b"s3cret" not in b"".join(p.read_bytes() for p in (out / "build").rglob("*") if p.is_file())
 
 
 def test_every_rejection_is_logged_with_its_reason(tmp_path, capsys):

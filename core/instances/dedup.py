@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,21 +46,40 @@ class NearDuplicate:
 
 
 def find_near_duplicates(programs: Sequence[tuple[str, Mapping[str, str]]], language: str,
-                         threshold: float = 0.9, workers: int = 1) -> list[NearDuplicate]:
+                         threshold: float = 0.9, workers: int = 1,
+                         shingles: MutableMapping[str, np.ndarray] | None = None) -> list[NearDuplicate]:
     """The programs to drop, in priority order (earlier programs are kept).
 
     A program is dropped when its similarity to a program kept before it is >= `threshold`; it is
     reported against the most similar such program (the earliest on a tie). Dropped programs never
     cause a drop, and programs without tokens are never duplicates of anything. Tokenising is most
-    of the time, so `workers` > 1 spreads it over processes; the
-    result does not depend on it.
+    of the time, so `workers` > 1 spreads it over processes, and `shingles` (a cache by
+    `sources_key`, e.g. kept by the build between finalises) skips programs tokenised before and
+    receives the ones tokenised now; the result depends on neither.
     """
     _check_threshold(threshold)
     _check_workers(workers)
     _check_unique_ids(programs)
     _check_language(language)  # before any work
-    shingle_sets = _all_shingle_sets([files for _, files in programs], language, workers)
+    sources = [files for _, files in programs]
+    if shingles is None:
+        shingle_sets = _all_shingle_sets(sources, language, workers)
+    else:
+        keys = [sources_key(files) for files in sources]
+        missing = sorted({key: n for n, key in enumerate(keys) if key not in shingles}.values())
+        for n, computed in zip(missing, _all_shingle_sets([sources[n] for n in missing], language, workers)):
+            shingles[keys[n]] = computed
+        shingle_sets = [shingles[key] for key in keys]
     return _greedy_drops([program_id for program_id, _ in programs], shingle_sets, threshold)
+
+
+def sources_key(files: Mapping[str, str]) -> str:
+    """What a program's shingles depend on (its files and the shingle size), as a short hex digest."""
+    hasher = hashlib.blake2b(f"shingles {SHINGLE_SIZE}\0".encode(), digest_size=16)
+    for path in sorted(files):
+        hasher.update(f"{path}\0{len(files[path])}\0".encode("utf-8", "surrogatepass"))
+        hasher.update(files[path].encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
 
 
 def program_similarity(first: Mapping[str, str], second: Mapping[str, str], language: str) -> float:

@@ -6,8 +6,9 @@ atomically, so an interrupted batch resumes from them), `logs/<language>/<repo>.
 `summary-<language>.json` and `rejections-<language>.csv` what `finalize_language` decided.
 The dataset is the released layout (docs/benchmark.md): `benchmark/<language>/<repo>_<NNNN>/` with the
 program, `callgraph.json` and a provenance README.md, plus `traceeval_split/`. Finalising a
-language rewrites only that language's programs and split entries, and writes nothing that
-depends on the clock, so the same results always give byte-identical files.
+language computes the whole wanted state of that language's programs and split entries, then
+`layout_update` writes only what differs from the disk, atomically (see its docstring); nothing
+written depends on the clock, so the same results always give byte-identical files.
 """
 from __future__ import annotations
 
@@ -16,15 +17,16 @@ import io
 import json
 import logging
 import os
-import shutil
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from core.dataset.layout import GROUND_TRUTH_FILE, PROVENANCE_FILE
 from core.errors import BuildError
-from core.instances.dedup import find_near_duplicates
+from core.instances.dedup import find_near_duplicates, sources_key
+from core.instances.layout_update import MANIFEST, WantedProgram, update_language
 from core.instances.records import NEAR_DUPLICATE, Attempt, Harness, RepoInfo, RepoResult
+from core.instances.shingle_cache import load_shingles, save_shingles
 from core.instances.split_assign import assign_splits, merge_split_files, split_files
 from core.languages import registry
 from core.records import repo_of
@@ -145,9 +147,40 @@ def result_from_dict(data: dict) -> RepoResult:
                          "log": tuple(data.get("log", ()))})
 
 
+@dataclass
+class LanguagePlan:
+    """What finalising a language should leave: the summary, every program folder and split file as bytes,
+    and the rejections."""
+
+    summary: LanguageSummary
+    programs: dict[str, WantedProgram]
+    split_files: dict[Path, bytes]
+    rejections: list[tuple[str, Attempt, str]]  # (repo, attempt, detail)
+
+
 def finalize_language(out: Path, language: str, options: FinalOptions = FinalOptions()) -> LanguageSummary:
-    """Write `benchmark/<language>/` and the language's split entries from the finished repositories:
-    near-duplicates removed (earlier repositories and candidates win), ids numbered per repository."""
+    """Write `benchmark/<language>/` and the language's split entries from the finished repositories,
+    touching only what differs from what is on disk (see `layout_update`)."""
+    plan = plan_language(out, language, options)
+    counts = update_language(out, language, plan.programs, plan.split_files,
+                             out / BUILD_DIR / MANIFEST.format(language=language))
+    log.info("%s: finalised, %d program folders written (%d files hard-linked from renumbered ones), %d removed, "
+             "%d unchanged, %d split files replaced", language, counts.written, counts.linked_files, counts.removed,
+             counts.unchanged, counts.split_files)
+    write_build_records(out, plan)
+    return plan.summary
+
+
+def write_build_records(out: Path, plan: LanguagePlan) -> None:
+    """The build's own record of the decision: `summary-<language>.json` and `rejections-<language>.csv`."""
+    language = plan.summary.language
+    _write_atomic(out / BUILD_DIR / f"summary-{language}.json", json.dumps(plan.summary.to_dict(), indent=2) + "\n")
+    _write_atomic(out / BUILD_DIR / f"rejections-{language}.csv", _rejections_csv(plan.rejections))
+
+
+def plan_language(out: Path, language: str, options: FinalOptions = FinalOptions()) -> LanguagePlan:
+    """Decide the language's dataset from the finished repositories, writing nothing: near-duplicates
+    removed (earlier repositories and candidates win), ids numbered per repository, splits assigned."""
     results = load_repo_results(out, language)
     summary = LanguageSummary(language, repositories=len(results))
     kept: list[tuple[RepoResult, Attempt]] = []
@@ -164,9 +197,15 @@ def finalize_language(out: Path, language: str, options: FinalOptions = FinalOpt
                 rejections.append((result.repo.name, attempt, attempt.detail))
     summary.tried = sum(1 for result in results for attempt in result.attempts if attempt.harness is not None)
     provisional = [f"{result.repo.name}#{n}" for n, (result, _) in enumerate(kept)]
-    duplicates = find_near_duplicates(
-        [(pid, _sources(attempt.files, language)) for pid, (_, attempt) in zip(provisional, kept)],
-        language, options.dedup_threshold)
+    sources = [_sources(attempt.files, language) for _, attempt in kept]
+    cache_path = out / BUILD_DIR / f"shingles-{language}.npz"
+    shingles = load_shingles(cache_path)
+    known = set(shingles)
+    duplicates = find_near_duplicates(list(zip(provisional, sources)), language, options.dedup_threshold,
+                                      shingles=shingles)
+    used = [sources_key(files) for files in sources]
+    if set(used) != known:
+        save_shingles(cache_path, shingles, used)
     dropped = {d.dropped: d for d in duplicates}
     programs: list[tuple[str, RepoResult, Attempt]] = []
     numbers: Counter = Counter()
@@ -185,43 +224,27 @@ def finalize_language(out: Path, language: str, options: FinalOptions = FinalOpt
             rejections.append((result.repo.name, Attempt(**{**asdict(attempt), "reason": NEAR_DUPLICATE,
                                                             "detail": detail, "harness": attempt.harness,
                                                             "files": {}, "graph": {}}), detail))
-    _write_programs(out, language, programs)
     summary.accepted = len(programs)
     summary.rejected = dict(sorted(Counter(attempt.reason for _, attempt, _ in rejections).items()))
-    _write_splits(out, language, [pid for pid, _, _ in programs], options, summary)
-    _write_atomic(out / BUILD_DIR / f"summary-{language}.json", json.dumps(summary.to_dict(), indent=2) + "\n")
-    _write_atomic(out / BUILD_DIR / f"rejections-{language}.csv", _rejections_csv(rejections))
-    return summary
+    splits = _split_contents(out, language, [pid for pid, _, _ in programs], options, summary)
+    return LanguagePlan(summary, wanted_programs(language, programs), splits, rejections)
 
 
 def _sources(files: dict[str, str], language: str) -> dict[str, str]:
     return {path: text for path, text in files.items() if path.endswith(registry.get(language).suffixes)}
 
 
-def _write_programs(out: Path, language: str, programs: list[tuple[str, RepoResult, Attempt]]) -> None:
-    """Write the language's folder next to the old one, then swap, so a crash leaves one or the other."""
-    benchmark = out / "benchmark"
-    fresh, old = benchmark / f".{language}.new", benchmark / f".{language}.old"
-    for leftover in (fresh, old):
-        shutil.rmtree(leftover, ignore_errors=True)
-    fresh.mkdir(parents=True)
+def wanted_programs(language: str, programs: list[tuple[str, RepoResult, Attempt]]) -> dict[str, WantedProgram]:
+    """Each program's folder as bytes: its files, `callgraph.json`, the repository's licence and the README."""
+    wanted = {}
     for program_id, result, attempt in programs:
-        folder = fresh / program_id
-        for relative, text in attempt.files.items():
-            path = folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        (folder / GROUND_TRUTH_FILE).write_text(json.dumps(attempt.graph, indent=2, ensure_ascii=False) + "\n",
-                                                encoding="utf-8")
+        files = {relative: text.encode("utf-8") for relative, text in attempt.files.items()}
+        files[GROUND_TRUTH_FILE] = (json.dumps(attempt.graph, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         if result.licence_text and LICENCE_COPY not in attempt.files:
-            (folder / LICENCE_COPY).write_text(result.licence_text, encoding="utf-8")
-        (folder / PROVENANCE_FILE).write_text(provenance_readme(program_id, language, result, attempt),
-                                              encoding="utf-8")
-    target = benchmark / language
-    if target.exists():
-        target.rename(old)
-    fresh.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+            files[LICENCE_COPY] = result.licence_text.encode("utf-8")
+        files[PROVENANCE_FILE] = provenance_readme(program_id, language, result, attempt).encode("utf-8")
+        wanted[program_id] = WantedProgram(files, f"{result.repo.name}\n{attempt.target}")
+    return wanted
 
 
 def provenance_readme(program_id: str, language: str, result: RepoResult, attempt: Attempt) -> str:
@@ -244,8 +267,9 @@ def provenance_readme(program_id: str, language: str, result: RepoResult, attemp
     return "\n".join(lines) + "\n"
 
 
-def _write_splits(out: Path, language: str, program_ids: list[str], options: FinalOptions,
-                  summary: LanguageSummary) -> None:
+def _split_contents(out: Path, language: str, program_ids: list[str], options: FinalOptions,
+                    summary: LanguageSummary) -> dict[Path, bytes]:
+    """The split files as they should be, with the other languages' entries kept as they are."""
     sizes = Counter(repo_of(pid) for pid in program_ids)
     assignment = assign_splits(dict(sizes), options.test_share, options.seed)
     fresh = split_files({language: assignment}, {language: program_ids})
@@ -261,11 +285,11 @@ def _write_splits(out: Path, language: str, program_ids: list[str], options: Fin
     merged = merge_split_files(existing, fresh, [language])
     for language_name in registry.names():  # every language's assignment file exists, as in the release
         merged.setdefault(f"{language_name}_repo_assignment.json", {})
-    for name, content in merged.items():
-        _write_atomic(folder / name, json.dumps(content, indent=2, ensure_ascii=False) + "\n")
     for split in ("test", "train"):
         summary.splits[split] = sum(1 for pid in program_ids if assignment.get(repo_of(pid)) == split)
         summary.split_repos[split] = sum(1 for value in assignment.values() if value == split)
+    return {folder / name: (json.dumps(content, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+            for name, content in merged.items()}
 
 
 def _rejections_csv(rejections: list[tuple[str, Attempt, str]]) -> str:
