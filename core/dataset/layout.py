@@ -63,6 +63,11 @@ class Dataset:
         return [p for p in self.problems if p.severity == "error"]
 
 
+# Where `core.instances.layout_update` stages a language's finalise, and its commit point: a journal there
+# means a committed update not yet fully applied (the next finalise completes it).
+FINALISE_STAGING = ".{language}.finalise"
+FINALISE_JOURNAL = "journal.json"
+
 def detect_layout(root: Path) -> str:
     """released (has benchmark/<language>/), program (has callgraph.json or sources), or folder."""
     if (root / "benchmark").is_dir():
@@ -317,6 +322,11 @@ def program_folders(root: Path, layout: str, languages: tuple[str, ...],
                                     f"{registry.either(registry.names())}); skipped", "warning"))
     for language in languages:
         folder = benchmark / language
+        staging = benchmark / FINALISE_STAGING.format(language=language)
+        if (staging / FINALISE_JOURNAL).exists():
+            problems.append(Problem(shown_path(staging, root), f"a build's finalise of {language} was stopped after "
+                                    "it committed: its programs may mix old and new until the build is finalised "
+                                    "again", "warning"))
         if folder.is_dir() and inside(folder, root):
             for child in _subdirs_inside(folder, root, problems):
                 yield child, language

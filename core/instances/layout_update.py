@@ -36,10 +36,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from core.dataset.layout import FINALISE_JOURNAL as JOURNAL
+from core.dataset.layout import FINALISE_STAGING as STAGING
 from core.errors import BuildError
 
-STAGING = ".{language}.finalise"
-JOURNAL = "journal.json"
 MANIFEST = "finalised-{language}.json"
 
 

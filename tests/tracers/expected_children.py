@@ -14,6 +14,6 @@ def check_children(run: TraceRun, expected: dict) -> None:
     for child, spec in zip(got, want, strict=True):
         assert len(child.argv) == len(spec["argv"]) and all(
             w == "*" or w == g for g, w in zip(child.argv, spec["argv"], strict=True)), child.argv
-        assert (child.language, child.traced, child.exit_code) == (spec["language"], spec["traced"], spec["exit_code"]), \
-            child
+        got_facts = (child.language, child.traced, child.exit_code)
+        assert got_facts == (spec["language"], spec["traced"], spec["exit_code"]), child
         assert set(child.edges) == {tuple(edge) for edge in spec["edges"]}
