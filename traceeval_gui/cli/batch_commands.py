@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import UsageError
-from core.languages import registry
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import wording_label
 from core.scoring.rules import rules_title
@@ -17,6 +16,7 @@ from traceeval_gui.cli.common import (
     format_option,
     open_workspace,
     print_document,
+    program_options,
     release_option,
     rules_option,
     selected_keys,
@@ -54,12 +54,7 @@ def register(commands, dataset_args) -> None:
     prepare.add_argument("--name", help="name of the model in the workspace (default: the model id)")
     prepare.add_argument("--base-url", metavar="URL", help="the provider's API base URL (default: OpenAI's or "
                                                            "Anthropic's; unused for vllm)")
-    prepare.add_argument("--split", choices=("test", "train", "all"),
-                         help="programs to ask (default: test when the dataset has split files, else all)")
-    prepare.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
-    prepare.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
-    prepare.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
-    prepare.add_argument("--limit", type=int, metavar="N", help="only the first N selected programs")
+    program_options(prepare)
     prepare.add_argument("--max-requests", type=int, metavar="N",
                          help="at most N requests per batch (default: the provider's limit)")
     prepare.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
@@ -166,7 +161,7 @@ def prepare_command(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         wording = wording_from(args, ws)
-        keys = selected_keys(ws, args, selection_from(args, ws))
+        keys = selected_keys(ws, args.instances, selection_from(args, ws), args.limit)
         report = prepare(ws, settings, keys, wording, Path(args.out), args.max_requests, args.redo)
     print(f"{settings.name}: {len(keys):,} program(s) selected, {report.answered:,} already answered, "
           f"{report.in_batches:,} waiting in a batch, {report.requests:,} prepared in {len(report.batches)} "

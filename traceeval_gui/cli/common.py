@@ -15,6 +15,7 @@ from typing import Any
 from core.dataset.indexing import IndexReport, dataset_path, open_dataset
 from core.dataset.workspace import Workspace
 from core.errors import UsageError
+from core.languages import registry
 from core.llm.endpoints import RunSettings
 from core.llm.prompt_wording import PromptWording
 from core.payloads import json_document, json_lines
@@ -207,16 +208,30 @@ def write_output(text: str, output: str | None) -> int:
     return 0
 
 
-def selected_keys(ws, args, selection: Selection) -> list[str]:
-    """The programs a model command works on: --instances when given, else the selection's; at most --limit."""
-    if args.instances:
-        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
+def program_options(parser) -> None:
+    """--split, --languages, --repo, --instances and --limit: the programs a model command asks (`selected_keys`)."""
+    parser.add_argument("--split", choices=("test", "train", "all"),
+                        help="programs to ask (default: test when the dataset has split files, else all)")
+    parser.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
+    parser.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
+    parser.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="only the first N selected programs (language, id order)")
+
+
+def selected_keys(ws, instances: str | None, selection: Selection, limit: int | None = None) -> list[str]:
+    """The programs a model command works on: `instances` (--instances) when given, else the selection's; at
+    most `limit`."""
+    if instances:
+        keys = [instance_key_of(ws, given.strip()) for given in instances.split(",") if given.strip()]
     else:
         keys = [row.key for row in selection.rows(ws)]
-    if args.limit is not None:
-        if args.limit < 0:
-            raise UsageError(f"--limit must be 0 or more (got {args.limit})")
-        keys = keys[:args.limit]
+    if limit is not None:
+        if limit < 0:
+            raise UsageError(f"--limit must be 0 or more (got {limit})")
+        keys = keys[:limit]
     if not keys:
-        raise UsageError("no programs selected (check --split, --languages, --repo and --instances)")
+        splits = ", ".join(ws.split_names()) or "none"
+        raise UsageError(f"no programs selected (check --split, --languages, --repo and --instances; the dataset's "
+                         f"splits: {splits})")
     return keys

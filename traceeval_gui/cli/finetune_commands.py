@@ -8,17 +8,16 @@ from core.errors import UsageError
 from core.languages import registry
 from core.payloads import json_lines
 from core.scoring.rules import rules_title
-from core.scoring.scores import Selection, parse_languages
 from core.wording import count
 from traceeval_gui.cli.common import (
     ProgressLine,
     format_option,
-    instance_key_of,
     open_workspace,
-    parse_option,
     print_document,
     release_option,
     rules_option,
+    selected_keys,
+    selection_from,
     wording_from,
 )
 
@@ -70,7 +69,7 @@ def finetune_set_command(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         wording = wording_from(args, ws)
-        keys = _selected_keys(ws, args)
+        keys = selected_keys(ws, args.instances, selection_from(args, ws))
         result = finetune_set(ws, keys, wording, args.rules, counter, args.max_tokens,
                               progress=ProgressLine("examples"))
     out = Path(args.out).expanduser()
@@ -86,20 +85,6 @@ def finetune_set_command(args) -> int:
     if not result.examples:
         print(f"warning: {out} holds no examples", file=sys.stderr)
     return 0
-
-
-def _selected_keys(ws, args) -> list[str]:
-    if args.instances:
-        keys = [instance_key_of(ws, given.strip()) for given in args.instances.split(",") if given.strip()]
-    else:
-        languages = parse_option(parse_languages, args.languages)
-        split = None if args.split == "all" else args.split
-        keys = [row.key for row in Selection(languages, split, args.repo).rows(ws)]
-    if not keys:
-        splits = ", ".join(ws.split_names()) or "none"
-        raise UsageError(f"no programs selected (check --split, --languages, --repo and --instances; the dataset's "
-                         f"splits: {splits})")
-    return keys
 
 
 def _print_report(summary: dict) -> None:

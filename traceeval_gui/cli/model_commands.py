@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.languages import registry
 from core.llm.dry_run import dry_run
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.llm.prices import PriceTable
@@ -30,6 +29,7 @@ from traceeval_gui.cli.common import (
     model_names,
     open_workspace,
     print_document,
+    program_options,
     records_text,
     release_option,
     rules_option,
@@ -81,13 +81,7 @@ def register(commands, dataset_help: str, dataset_args, workspace_args) -> None:
     predict.add_argument("--base-url", required=True, metavar="URL",
                          help="the endpoint's base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
     predict.add_argument("--name", help="name of the model in the workspace (default: the model id)")
-    predict.add_argument("--split", choices=("test", "train", "all"),
-                         help="programs to ask (default: test when the dataset has split files, else all)")
-    predict.add_argument("--languages", default=",".join(registry.names()), help="comma-separated languages")
-    predict.add_argument("--repo", metavar="PATTERN", help="only repositories matching this glob pattern")
-    predict.add_argument("--instances", metavar="KEYS", help="comma-separated program ids or language/id keys")
-    predict.add_argument("--limit", type=int, metavar="N",
-                         help="only the first N selected programs (language, id order)")
+    program_options(predict)
     predict.add_argument("--jobs", type=int, default=4, metavar="N", help="requests in flight at once (default 4)")
     endpoint_options(predict)
     release_option(predict)
@@ -177,7 +171,7 @@ def predict_command(args) -> int:
     with ws:
         wording = wording_from(args, ws)
         selection = selection_from(args, ws)
-        keys = selected_keys(ws, args, selection)
+        keys = selected_keys(ws, args.instances, selection, args.limit)
         todo = []
         for settings in plan:
             pending = pending_keys(ws, settings, keys, redo=args.redo)
