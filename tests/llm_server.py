@@ -200,10 +200,16 @@ def answer_text(graph: CallGraph) -> str:
 
 def demo_truth_answers(workspace: str | Path | None = None) -> dict[str, str]:
     """Per prompt hash of each demo program, the answer that matches its ground truth."""
+    return demo_answers_and_keys(workspace)[0]
+
+
+def demo_answers_and_keys(workspace: str | Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """`demo_truth_answers`, and the demo's program keys in the workspace's order."""
     ws, _ = open_dataset(DEMO_DATASET, workspace)
     with ws:
         instances = [ws.instance(row.key) for row in ws.instance_rows()]
-    return {build_prompt(instance).hash: answer_text(instance.ground_truth) for instance in instances}
+    answers = {build_prompt(instance).hash: answer_text(instance.ground_truth) for instance in instances}
+    return answers, [instance.key for instance in instances]
 
 
 def truth_answers(answers: Mapping[str, str], otherwise: Reply | None = None) -> Responder:

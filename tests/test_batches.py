@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from core.dataset.indexing import open_dataset
 from core.dataset.workspace import Workspace
 from core.dataset.workspace_schema import MIGRATIONS
 from core.llm.batches import custom_ids
@@ -24,10 +23,9 @@ from core.llm.batches.results import read_results
 from core.llm.batches.store import BatchStore
 from core.llm.prompts import build_prompt
 from core.records import Prediction
-from resources import DEMO_DATASET
 from tests.batch_server import FakeBatchServer
 from tests.cli_run import run
-from tests.llm_server import demo_truth_answers
+from tests.llm_server import demo_answers_and_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 HASH = "0123456789abcdef" * 4
@@ -35,11 +33,9 @@ HASH = "0123456789abcdef" * 4
 
 @pytest.fixture
 def demo(tmp_path):
+    """The demo dataset's workspace path, per prompt hash the answer that matches the truth, and the keys."""
     path = tmp_path / "demo.sqlite"
-    answers = demo_truth_answers(path)
-    ws, _ = open_dataset(DEMO_DATASET, path)
-    with ws:
-        keys = [r.key for r in ws.instance_rows()]
+    answers, keys = demo_answers_and_keys(path)
     return path, answers, keys
 
 

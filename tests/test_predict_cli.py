@@ -14,19 +14,16 @@ from core.dataset.indexing import open_dataset
 from core.llm.prompts import build_prompt
 from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.llm_server import FakeChatServer, demo_truth_answers, hang, ok, status, truth_answers
+from tests.llm_server import FakeChatServer, demo_answers_and_keys, hang, ok, status, truth_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def demo(tmp_path):
-    """The demo dataset's workspace path and, per prompt hash, the answer that matches the truth."""
+    """The demo dataset's workspace path, per prompt hash the answer that matches the truth, and the keys."""
     path = tmp_path / "demo.sqlite"
-    answers = demo_truth_answers(path)
-    ws, _ = open_dataset(DEMO_DATASET, path)
-    with ws:
-        keys = [r.key for r in ws.instance_rows()]
+    answers, keys = demo_answers_and_keys(path)
     return path, answers, keys
 
 

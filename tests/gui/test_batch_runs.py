@@ -2,14 +2,13 @@
 server (tests/batch_server.py) through the real clients, answers showing as each batch ends, and Cancel leaving the
 batches at the provider for the next run to collect."""
 import pytest
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 
 from core.llm.batches.store import BatchStore
 from core.llm.endpoints import RunSettings
 from core.llm.prompts import build_prompt
 from tests.batch_server import FakeBatchServer
-from tests.gui.menus import menu_action
+from tests.gui.dialogs import drive_run_model_dialog, replace_text
 from tests.llm_server import answer_text
 
 RUN_TIMEOUT_MS = 30_000
@@ -21,44 +20,15 @@ def answers(window, workspace):
     return {build_prompt(workspace.instance(k)).hash: answer_text(workspace.instance(k).ground_truth) for k in keys}
 
 
-def replace_text(qtbot, widget, text):
-    widget.setFocus()
-    widget.selectAll()
-    qtbot.keyClick(widget, Qt.Key.Key_Delete)
-    qtbot.keyClicks(widget, text)
-
-
-def submit_through_the_dialog(qtbot, window, steps):
-    """Trigger Model > Run Model…, run `steps(dialog)` once it shows (they end by clicking Submit Batch)."""
-    from traceeval_gui.runs.run_model_dialog import RunModelDialog
-
-    seen = {}
-
-    def check():
-        dialog = next((w for w in QApplication.topLevelWidgets() if isinstance(w, RunModelDialog) and w.isVisible()),
-                      None)
-        if dialog is None:
-            QTimer.singleShot(50, check)
-            return
-        try:
-            steps(dialog, seen)
-        finally:
-            if dialog.isVisible():
-                seen["left open"] = dialog.error_label.text()
-                dialog.reject()
-
-    QTimer.singleShot(50, check)
-    menu_action(window, "Model", "Run Model…").trigger()
-    return seen
-
-
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_batch_chosen_in_the_dialog_is_submitted_collected_and_shown(provider, window, state, answers, qtbot):
     window.model_runs.batch_poll_s = 0.05
     changed = []
     state.predictions_changed.connect(lambda model, keys: changed.append((model, set(keys))))
     with FakeBatchServer(answers, ends_after=3) as server:
-        def steps(dialog, seen):
+        seen = {}
+
+        def steps(dialog):
             index = next(i for i in range(dialog.send_combo.count()) if dialog.send_combo.itemData(i) == provider)
             dialog.send_combo.setCurrentIndex(index)
             seen["title"] = dialog.endpoint_group.title()
@@ -71,8 +41,8 @@ def test_a_batch_chosen_in_the_dialog_is_submitted_collected_and_shown(provider,
             dialog.split_combo.setCurrentIndex(dialog.split_combo.findData("all"))
             qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
 
-        seen = submit_through_the_dialog(qtbot, window, steps)
-        assert "left open" not in seen, seen
+        outcome = drive_run_model_dialog(qtbot, window, steps)
+        assert "left open" not in outcome, outcome
         assert seen["url"] == {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com/v1"}[
             provider]
         assert provider.capitalize()[:4] in seen["title"] and not seen["live options"]
@@ -116,7 +86,7 @@ def test_cancel_leaves_the_batch_at_the_provider_and_the_next_run_collects_it(wi
 
 
 def test_the_estimate_is_priced_as_a_batch_when_a_batch_is_chosen(window, qtbot):
-    from tests.gui.test_run_estimate import drive_run_model_dialog, wait_for_estimate
+    from tests.gui.test_run_estimate import wait_for_estimate
 
     seen = {}
 

@@ -4,12 +4,11 @@ are the CLI dry run's."""
 import re
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
 
 from tests.cli_run import run
 from tests.gui.conftest import open_window
-from tests.gui.menus import menu_action
+from tests.gui.dialogs import drive_run_model_dialog, replace_text
 
 ESTIMATE_TIMEOUT_MS = 10_000
 
@@ -24,36 +23,6 @@ def studio(qtbot, state, settings, tmp_path):
     window = open_window(qtbot, state, tmp_path / "demo.sqlite", settings=settings)
     yield window
     window.close()
-
-
-def drive_run_model_dialog(qtbot, window, steps):
-    """Trigger Model > Run Model…, run `steps(dialog)` once the modal dialog shows, then cancel it."""
-    from traceeval_gui.runs.run_model_dialog import RunModelDialog
-
-    done = []
-
-    def check():
-        dialog = next((w for w in QApplication.topLevelWidgets() if isinstance(w, RunModelDialog) and w.isVisible()),
-                      None)
-        if dialog is None:
-            QTimer.singleShot(50, check)
-            return
-        try:
-            steps(dialog)
-            done.append(True)
-        finally:
-            dialog.reject()
-
-    QTimer.singleShot(50, check)
-    menu_action(window, "Model", "Run Model…").trigger()
-    assert done, "the steps in the dialog did not finish"
-
-
-def replace_text(qtbot, widget, text):
-    widget.setFocus()
-    widget.selectAll()
-    qtbot.keyClick(widget, Qt.Key.Key_Delete)
-    qtbot.keyClicks(widget, text)
 
 
 def estimate_shown(dialog):
