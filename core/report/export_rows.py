@@ -138,12 +138,7 @@ def prediction_records(ws: Workspace, models: Sequence[str], selection: Selectio
 
 def score_records(ws: Workspace, models: Sequence[str], selection: Selection, modes: Iterable[str] = MODES,
                   rules: str = DEFAULT_RULES) -> Iterator[Row]:
-    rows = selection.rows(ws)
-    truths = NormalisedTruths(ws, frozenset(modes), rules)  # normalised once for every model
-    try:
-        yield from _score_rows(ws, models, rows, truths)
-    finally:
-        truths.release()
+    return _over_truths(_score_rows, ws, models, selection, modes, rules)
 
 
 def _score_rows(ws: Workspace, models: Sequence[str], rows, truths: NormalisedTruths) -> Iterator[Row]:
@@ -159,10 +154,16 @@ def _score_rows(ws: Workspace, models: Sequence[str], rows, truths: NormalisedTr
 
 def edge_records(ws: Workspace, models: Sequence[str], selection: Selection, modes: Iterable[str] = MODES,
                  rules: str = DEFAULT_RULES) -> Iterator[Row]:
+    return _over_truths(_edge_rows, ws, models, selection, modes, rules)
+
+
+def _over_truths(records, ws: Workspace, models: Sequence[str], selection: Selection, modes: Iterable[str],
+                 rules: str) -> Iterator[Row]:
+    """`records(ws, models, rows, truths)` over the selection, the truths normalised once for every model."""
     rows = selection.rows(ws)
-    truths = NormalisedTruths(ws, frozenset(modes), rules)  # normalised once for every model
+    truths = NormalisedTruths(ws, frozenset(modes), rules)
     try:
-        yield from _edge_rows(ws, models, rows, truths)
+        yield from records(ws, models, rows, truths)
     finally:
         truths.release()
 

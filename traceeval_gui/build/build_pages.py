@@ -52,17 +52,10 @@ from traceeval_gui.build.build_parts import (
 from traceeval_gui.theme.style import MUTED_TEXT, monospace_font
 from traceeval_gui.theme.trace_text import STATUS_COLOURS, status_title
 from traceeval_gui.widgets.elided_label import ElidedLabel
-from traceeval_gui.widgets.form_parts import caption, layout_widget, spin_box
+from traceeval_gui.widgets.form_parts import caption, layout_widget, muted, spin_box
 
 DEFAULTS = BuildOptions(registry.names()[0])  # only its numbers are read: any language will do
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
-
-
-def muted(text: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setStyleSheet(f"color: {MUTED_TEXT};")
-    label.setWordWrap(True)
-    return label
 
 
 def table_view(model, stretch: int, sortable: bool = False) -> QTableView:

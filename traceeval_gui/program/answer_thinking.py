@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from core.records import Prediction
-from traceeval_gui.theme.style import MUTED_TEXT
+from traceeval_gui.widgets.form_parts import muted
 
 SHOWN_CHARS = 200_000  # longer thinking is shown in part, with what is left out said
 THINKING_HEIGHT = 130
@@ -34,10 +34,8 @@ class ThinkingFold(QWidget):
         self.toggle.setAutoRaise(True)
         self.toggle.setToolTip("Show or hide what the model thought before answering")
         self.toggle.toggled.connect(self._on_toggle_toggled)
-        self.note = QLabel("Sent beside the answer. The paper's rules parse the response below as it is (a think "
-                           "block inside it included); the paper-nothink rules read it without one.")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet(f"color: {MUTED_TEXT};")
+        self.note = muted("Sent beside the answer. The paper's rules parse the response below as it is (a think "
+                          "block inside it included); the paper-nothink rules read it without one.")
         self.text_view = QPlainTextEdit()
         self.text_view.setReadOnly(True)
         self.text_view.setMaximumHeight(THINKING_HEIGHT)

@@ -22,7 +22,7 @@ from core.dataset.workspace import Workspace
 from core.languages import registry
 from core.llm.ledger import LedgerRow, ledger, money, totals
 from traceeval_gui.state.jobs import Job, JobRunner, Progress
-from traceeval_gui.theme.style import MUTED_TEXT
+from traceeval_gui.widgets.form_parts import muted
 
 COLUMNS = ("Run", "Model", "Language", "Seed", "Temp.", "Requests", "Failed", "Cached", "Tokens in", "Tokens out",
            "Cost", "Request s", "Wall s")
@@ -70,10 +70,8 @@ class RunsLedgerWindow(QDialog):
             self.table.horizontalHeaderItem(column).setToolTip(tip)
         self.summary = QLabel("Reading the runs…")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        note = QLabel("Tokens and cost are those of fresh answers; answers from the cache cost nothing. "
-                      "The same rows: traceeval runs --ledger (--format json, jsonl, csv).")
-        note.setWordWrap(True)
-        note.setStyleSheet(f"color: {MUTED_TEXT};")
+        note = muted("Tokens and cost are those of fresh answers; answers from the cache cost nothing. "
+                     "The same rows: traceeval runs --ledger (--format json, jsonl, csv).")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

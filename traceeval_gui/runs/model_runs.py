@@ -118,7 +118,7 @@ class ModelRunActions(QObject):
         if dialog.exec() and dialog.request is not None:
             self.start(dialog.request)
 
-    def start(self, request: ModelRunRequest) -> RunModelJob | None:
+    def start(self, request: ModelRunRequest) -> RunModelJob | BatchRunJob | None:
         """Start a run (no dialog: tests and scripts call this directly)."""
         if self.running or self.state.opened is None:
             return None
@@ -137,14 +137,10 @@ class ModelRunActions(QObject):
         job.signals.outcome.connect(self._on_job_outcome)
         job.signals.finished.connect(self._on_job_finished)
         job.signals.failed.connect(self._on_job_failed)
-        self.job, self._failed = job, 0
         self.handover.begin(request.settings.stored_name)
-        self.run_action.setEnabled(False)
-        self.cancel_action.setEnabled(True)
-        self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False)
-        self.message.emit(f"Running {request.settings.model} at {request.settings.base_url} ({request.wording.label})…")
-        self.state.jobs.start(job)
-        return job
+        settings = request.settings
+        return self._begin(job, request, "answered",
+                           f"Running {settings.model} at {settings.base_url} ({request.wording.label})…")
 
     def _start_batch(self, request: ModelRunRequest) -> BatchRunJob | None:
         """Prepare, submit and collect as a provider batch: the bar counts requests in ended batches."""
@@ -156,12 +152,17 @@ class ModelRunActions(QObject):
         job.signals.stored.connect(self._on_batch_stored)
         job.signals.finished.connect(self._on_batch_finished)
         job.signals.failed.connect(self._on_job_failed)
+        return self._begin(job, request, "collected", f"Submitting {request.settings.model} as a "
+                                                      f"{request.batch_provider} batch ({request.wording.label})…")
+
+    def _begin(self, job: RunModelJob | BatchRunJob, request: ModelRunRequest, verb: str, message: str) \
+            -> RunModelJob | BatchRunJob:
+        """The run is on: the menu items, the status-bar strip and the message say so, and the job starts."""
         self.job, self._failed = job, 0
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
-        self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False, "collected")
-        self.message.emit(f"Submitting {request.settings.model} as a {request.batch_provider} batch "
-                          f"({request.wording.label})…")
+        self.status.show_progress(request.settings.stored_name, 0, len(request.keys), 0, False, verb)
+        self.message.emit(message)
         self.state.jobs.start(job)
         return job
 

@@ -41,8 +41,7 @@ from traceeval_gui.runs.program_scope import ProgramScope
 from traceeval_gui.runs.release_field import ReleaseField
 from traceeval_gui.runs.run_estimate import RunEstimateView
 from traceeval_gui.state.app_state import AppState
-from traceeval_gui.theme.style import MUTED_TEXT
-from traceeval_gui.widgets.form_parts import layout_widget, spin_box
+from traceeval_gui.widgets.form_parts import layout_widget, muted, spin_box
 from traceeval_gui.widgets.window_layout import fit_on_screen
 
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
@@ -143,9 +142,7 @@ class RunModelDialog(QDialog):
         for text, provider in SEND_CHOICES:
             self.send_combo.addItem(text, provider)
         self.send_combo.setToolTip("A batch API answers within 24 hours at half the price, without rate limits")
-        self.send_note = QLabel(SEND_NOTES["batch"])  # the longer text sizes the dialog; set to the choice below
-        self.send_note.setWordWrap(True)
-        self.send_note.setStyleSheet(f"color: {MUTED_TEXT};")
+        self.send_note = muted(SEND_NOTES["batch"])  # the longer text sizes the dialog; set to the choice below
         self.send_note.setMinimumHeight(3 * self.send_note.fontMetrics().lineSpacing())  # a form clips wrapped text
         form.addRow("Send:", self.send_combo)
         form.addRow("", self.send_note)
@@ -347,9 +344,8 @@ class PromptPreviewDialog(QDialog):
         self.setWindowTitle(f"Prompt for {prompt.instance_key}")
         layout = QVBoxLayout(self)
         chars = len(prompt.system) + len(prompt.user)
-        facts = QLabel(f"{prompt.wording_label} · {len(prompt.keys):,} questions · {chars:,} characters "
-                       f"(≈{approximate_tokens(chars):,} tokens) · hash {prompt.hash[:12]}")
-        facts.setStyleSheet(f"color: {MUTED_TEXT};")
+        facts = muted(f"{prompt.wording_label} · {len(prompt.keys):,} questions · {chars:,} characters "
+                      f"(≈{approximate_tokens(chars):,} tokens) · hash {prompt.hash[:12]}", wrap=False)
         text = QPlainTextEdit(prompt.render())
         text.setReadOnly(True)
         text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

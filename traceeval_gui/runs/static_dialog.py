@@ -30,8 +30,7 @@ from core.languages import registry
 from traceeval_gui.runs.program_scope import ProgramScope
 from traceeval_gui.runs.static_jobs import ToolStatusJob
 from traceeval_gui.state.app_state import AppState
-from traceeval_gui.theme.style import MUTED_TEXT
-from traceeval_gui.widgets.form_parts import layout_widget, spin_box
+from traceeval_gui.widgets.form_parts import layout_widget, muted, spin_box
 from traceeval_gui.widgets.window_layout import fit_on_screen
 from tracers.static import TOOLS, ToolStatus
 from tracers.static.runner import LIMITS
@@ -97,9 +96,7 @@ class RunStaticAnalyzerDialog(QDialog):
             button = QRadioButton(tool.title)
             button.setEnabled(False)
             languages = QLabel(", ".join(registry.title(language) for language in tool.languages))
-            note = QLabel(CHECKING)
-            note.setWordWrap(True)
-            note.setStyleSheet(f"color: {MUTED_TEXT};")
+            note = muted(CHECKING)
             self.tool_group.addButton(button)
             self.tool_buttons[name], self.tool_notes[name] = button, note
             self._language_labels[name] = languages

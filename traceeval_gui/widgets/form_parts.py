@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
+from traceeval_gui.theme.style import MUTED_TEXT
+
 
 def caption(text: str) -> QLabel:
     """A bold label naming the part of a form below it."""
@@ -14,6 +16,14 @@ def caption(text: str) -> QLabel:
     font = label.font()
     font.setBold(True)
     label.setFont(font)
+    return label
+
+
+def muted(text: str = "", wrap: bool = True) -> QLabel:
+    """A note in the theme's muted text colour (explanations, hints, facts beside the thing itself)."""
+    label = QLabel(text)
+    label.setStyleSheet(f"color: {MUTED_TEXT};")
+    label.setWordWrap(wrap)
     return label
 
 
