@@ -114,7 +114,8 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
                                                "skipped", "error", instance.id))
             else:
                 unchanged_keys.add(instance.key)
-                rows.append(_row(instance, stats, relative, current[relative]))
+                split = splits.split_of(instance.language, instance.id) if splits else instance.split
+                rows.append(_row(instance, split, stats, relative, current[relative]))
         problems.extend((relative, p) for p in folder_problems)
         if progress is not None and (done % 250 == 0 or done == len(changed)):
             progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
@@ -138,10 +139,11 @@ def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
             ws.db.conn.executemany("update instances set split = ? where key = ?", updates)
 
 
-def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+def _row(instance: Instance, split: str, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+    """The instance's row, its split already set: setting it after storing rewrote every new row again."""
     graph = instance.ground_truth
     return {
-        "key": instance.key, "id": instance.id, "language": instance.language, "split": instance.split,
+        "key": instance.key, "id": instance.id, "language": instance.language, "split": split,
         "repo": instance.repo, "folder": folder, "files": json.dumps(list(instance.files)),
         "entry_point": instance.entry_point, "functions": len(graph.keys), "edges": len(graph.edges),
         "lines": stats.lines, "bytes": stats.bytes, "n_files": stats.files,
