@@ -1,6 +1,7 @@
 """Indexing's shortcuts change nothing in the workspace: the demo and a synthetic dataset (with broken and hostile
-programs) indexed by today's code and by the reference paths it replaced (the full Java symbol scan for `main`, the
-full `refusal` walk of every ground truth) give the same instance rows and the same problems."""
+programs) indexed by today's code and by the reference paths it replaced (the full Java symbol scan for `main`
+instead of the text and the cheaper parse, the full `refusal` walk of every ground truth) give the same instance rows
+and the same problems."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ import pytest
 
 import core.dataset.layout
 import core.symbols.java_main
+import core.symbols.java_main_text
 from core.dataset.indexing import refresh_index
 from core.dataset.workspace import Workspace
 from resources import DEMO_DATASET
@@ -60,6 +62,7 @@ def test_the_index_is_the_same_as_with_the_full_scans(dataset: str, tmp_path: Pa
     root = DEMO_DATASET if dataset == "demo" else _synthetic(tmp_path / "dataset")
     rows, problems = _index(root, tmp_path / "new.sqlite")
     monkeypatch.setattr(core.symbols.java_main, "main_methods", core.symbols.java_main.main_methods_by_full_scan)
+    monkeypatch.setattr(core.symbols.java_main_text, "plain_main_file", lambda sources: None)
     monkeypatch.setattr(core.dataset.layout, "plainly_usable", lambda data, text: False)
     reference_rows, reference_problems = _index(root, tmp_path / "reference.sqlite")
     assert rows == reference_rows

@@ -1,4 +1,5 @@
-"""Java's entry point found cheaply (`core.symbols.java_main`) is the one the full symbol scan finds, everywhere."""
+"""Java's entry point found cheaply (`core.symbols.java_main`) is the one the full symbol scan finds, everywhere; read
+off the text (`core.symbols.java_main_text`), the same wherever the program parses."""
 from __future__ import annotations
 
 import random
@@ -9,6 +10,8 @@ import pytest
 from core.dataset.entry_points import java_main_class, java_main_file
 from core.dataset.layout import _source_files
 from core.symbols.java_main import main_methods, main_methods_by_full_scan
+from core.symbols.java_main_text import plain_main_file
+from core.symbols.parsing import Source
 from resources import DEMO_DATASET
 from tests.bench.synthetic import _program
 
@@ -71,6 +74,32 @@ HOSTILE: dict[str, tuple[dict[str, str], str]] = {
         {"A.java": "class A { static void main /* x */ ( // y\n String[] a) { } }\n"}, "A"),
     "syntax error before main": ({"A.java": "class A { int x = ; public static void main(String[] a) { } }\n"}, "A"),
     "no file mentions main": ({"A.java": "class A { void run() { } }\n"}, ""),
+    "imported String, new String": (
+        {"app/Main.java": "package app;\nimport java.lang.String;\npublic class Main {\n"
+                          "  public static void main(String[] args) throws Exception { new String(args[0]); }\n}\n"},
+        "app.Main"),
+    "a generic method's String elsewhere in the class": (
+        {"Main.java": "public class Main {\n  static <String> void f(String s) { }\n"
+                      "  public static void main(String[] a) { }\n}\n"}, "Main"),
+    "local class String": ({"Main.java": "public class Main {\n  void f() { class String { } }\n"
+                                         "  public static void main(String[] a) { }\n}\n"}, ""),
+    "enum, record, interface or annotation String": (
+        {"Main.java": "public class Main { public static void main(String[] a) { } }\n",
+         "p/S.java": "package p; // main\n@interface /* x */ String { }\n"}, ""),
+    "class String[]": ({"Main.java": "public class Main { public static void main(String[] a) { } }\n",
+                        "B.java": "// main\nclass String[] { }\n"}, ""),
+    "generic main class whose type variable is String": (
+        {"Main.java": "public class Main<String> { public static void main(String[] a) { } }\n"}, ""),
+    "annotated class, Windows lines": (
+        {"Main.java": "package p;\r\n@Deprecated\r\npublic final class Main extends Object implements Runnable {\r\n"
+                      "  public void run() { }\r\n  public static void main(final String... a) { }\r\n}\r\n"},
+        "p.Main"),
+    "main in a string before the real one": (
+        {"Main.java": "public class Main { String s = \"static void main(String[] a) {\";\n"
+                      "  public static void main(String[] a) { } }\n"}, "Main"),
+    "a file ordered first says main only in a comment": (
+        {"Main.java": "class Main { /* no main here */ }\n",
+         "a/B.java": "package a;\npublic class B { public static void main(String[] a) { } }\n"}, "a.B"),
 }
 
 
@@ -79,6 +108,26 @@ def test_a_hostile_program_gets_the_full_scans_entry_point(case: str) -> None:
     files, main_class = HOSTILE[case]
     assert main_methods(files) == main_methods_by_full_scan(files)
     assert java_main_class(files) == main_class
+    assert plain_main_file(files) in (None, _full_scan_file(files))
+    assert java_main_file(files) == _full_scan_file(files)
+
+
+def _full_scan_file(files: dict[str, str]) -> str:
+    """The entry file by the full symbol scan: the file of the first main, a Main.java first."""
+    mains = main_methods_by_full_scan(files)
+    mains.sort(key=lambda node: (node.file.rsplit("/", 1)[-1] != "Main.java", node.file))
+    return mains[0].file if mains else ""
+
+
+def test_the_text_settles_the_plain_forms_and_leaves_the_rest_to_the_parser() -> None:
+    settled = {case for case, (files, _) in HOSTILE.items() if plain_main_file(files) is not None}
+    assert {"imported String, new String", "a generic method's String elsewhere in the class", "varargs",
+            "annotated class, Windows lines", "main in a string before the real one", "no file mentions main",
+            "own String in a file that never says main"} <= settled
+    assert not settled & {"in a text block", "generic class whose type variable is String", "local class String",
+                          "enum, record, interface or annotation String", "class String[]", "nested class",
+                          "generic main class whose type variable is String", "unicode escape in the type",
+                          "anonymous class", "a file ordered first says main only in a comment"}
 
 
 def _java_programs(root: Path) -> list[dict[str, str]]:
@@ -91,7 +140,9 @@ def test_the_demo_and_the_tracer_corpus_get_the_full_scans_entry_points() -> Non
     assert len(programs) >= 40
     for files in programs:
         assert main_methods(files) == main_methods_by_full_scan(files), sorted(files)
+        assert plain_main_file(files) in (None, _full_scan_file(files)), sorted(files)
     assert sum(bool(java_main_file(files)) for files in programs) == len(programs) - 1  # compile_error declares none
+    assert sum(plain_main_file(files) is not None for files in programs) >= len(programs) * 0.9
 
 
 def test_synthetic_programs_get_the_full_scans_entry_points() -> None:
@@ -99,6 +150,7 @@ def test_synthetic_programs_get_the_full_scans_entry_points() -> None:
     for size in range(1, 120, 3):
         _, files = _program("java", rng, size)
         assert main_methods(files) == main_methods_by_full_scan(files) != []
+        assert plain_main_file(files) == _full_scan_file(files) != ""
 
 
 def test_damaged_programs_get_the_full_scans_entry_points() -> None:
@@ -108,7 +160,7 @@ def test_damaged_programs_get_the_full_scans_entry_points() -> None:
               "/*", "*/", "//", "\n", '"', "'", '"""', "<String>", "final", "@A", "\\u006d", ";", "String[] a",
               "enum E { A { ", "interface I {", "record R(int x) {", "java.lang.String", "Main.String", "class String"]
     rng = random.Random(11)
-    found = 0
+    found = settled = 0
     for _ in range(1500):
         files = dict(rng.choice(programs))
         path = rng.choice(list(files))
@@ -121,4 +173,10 @@ def test_damaged_programs_get_the_full_scans_entry_points() -> None:
         mains = main_methods_by_full_scan(files)
         found += bool(mains)
         assert main_methods(files) == mains, (path, text)
+        plain = plain_main_file(files)
+        if plain is not None and not any(Source.parse("java", name, source).tree.root_node.has_error
+                                         for name, source in files.items()):
+            settled += 1
+            assert plain == _full_scan_file(files), (path, text)
     assert 300 < found < 1500  # both kinds of outcome were exercised
+    assert settled > 50
