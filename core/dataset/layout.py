@@ -337,15 +337,41 @@ def program_folders(root: Path, layout: str, languages: tuple[str, ...],
 
 
 def _source_files(folder: Path, language: str) -> list[str]:
+    """The language's source files under `folder` ('/'-separated, relative), each folder's files before its
+    subfolders, by name; hidden and SKIPPED_DIRS folders and links to folders are not walked (`os.walk`'s order
+    and choices, from one `scandir` per folder without `os.walk`'s per-folder path arithmetic)."""
     suffixes = registry.get(language).suffixes
-    found = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
-        relative_dir = os.path.relpath(dirpath, folder)
-        for name in sorted(filenames):
-            if name.endswith(suffixes) and not name.startswith("."):
-                found.append(name if relative_dir == "." else f"{relative_dir}/{name}".replace(os.sep, "/"))
+    found: list[str] = []
+    _add_source_files(os.fspath(folder), "", suffixes, found)
     return found
+
+
+def _add_source_files(path: str, prefix: str, suffixes: tuple[str, ...], found: list[str]) -> None:
+    try:
+        with os.scandir(path) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return
+    folders = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        if is_folder:
+            folders.append(entry)
+        elif entry.name.endswith(suffixes) and not entry.name.startswith("."):
+            found.append(prefix + entry.name)
+    for entry in folders:
+        if entry.name not in SKIPPED_DIRS and not entry.name.startswith(".") and not _is_link(entry):
+            _add_source_files(entry.path, f"{prefix}{entry.name}/", suffixes, found)
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:  # gone since it was listed: its own listing fails and is skipped, as os.walk does
+        return False
 
 
 def _guess_language(folder: Path) -> str | None:
