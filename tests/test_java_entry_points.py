@@ -180,3 +180,67 @@ def test_damaged_programs_get_the_full_scans_entry_points() -> None:
             assert plain == _full_scan_file(files), (path, text)
     assert 300 < found < 1500  # both kinds of outcome were exercised
     assert settled > 50
+
+
+# pieces of generated programs: plain forms, near misses and traps for the text (a nested or own `String`, type
+# variables, annotations, comments and strings that say main, records, enums and interfaces)
+_HEADS = ("", "package app;\n", "package a.b;\nimport java.util.*;\n", "import java.lang.String;\n",
+          "// main entry\n", "/* main */\n", "package p; // the main package\n")
+_CLASS_PREFIXES = ("", "public ", "final ", "public final ", "@Deprecated\n", '@SuppressWarnings("x") ', "abstract ",
+                   "@Deprecated public ")
+_CLASS_KINDS = ("class", "class", "class", "interface", "enum", "record")
+_CLASS_TAILS = ("", " extends Object", " implements Runnable", "<T>", "<String>", "<T extends Comparable<T>>",
+                " extends java.util.ArrayList<String>", "(int x)")
+_MODIFIERS = ("public static ", "static ", "public ", "", "private static ", "static final ",
+              "public static synchronized ", "@Override public static ", "static <String> ", "static <T> ",
+              "abstract ", "native static ")
+_PARAMETERS = ("String[] args", "String... args", "final String[] a", "String args[]", "java.lang.String[] a",
+               "String[][] a", "String a", "String[] a, int b", "", "Main.String[] a", "final String ... a")
+_BODIES = ("{ }", '{ System.out.println("main"); }', '{ new String("x"); }', "{ run(); }", ";",
+           "throws Exception { }", '{ String main = "main"; }', "{ class String { } }", "{ Runnable r = () -> { }; }")
+_MEMBERS = ("int x = 1;", "void run() { }", "static class Inner { }", "static class String { }", "class String { }",
+            'String s = "class String {";', "// public static void main(String[] a) { }",
+            "/* static void main(String[] a) { } */", "Object o = new Object() { void main(String[] a) { } };",
+            "static { }", "int[] a = {1, 2};", "<String> void g(String s) { }", "enum E { A, B }",
+            "static class Nested { public static void main(String[] a) { } }", "String f(String s) { return s; }",
+            "record R(String s) { }", "interface I { }", "char c = '\\'';", 'String t = "\\"";')
+_OTHER_CLASSES = ("class Helper { }\n", "class String { }\n", "// domain\nclass String { }\n", "enum String { A }\n",
+                  "class Util { static void main(String[] a) { } }\n", "/* main */ class Box<String> { }\n",
+                  "interface Runner { void main(String[] a); }\n", 'class Other { String main() { return ""; } }\n')
+
+
+def _generated_program(rng: random.Random) -> dict[str, str]:
+    files = {}
+    for name in rng.sample(["Main", "App", "Z", "B"], rng.randint(1, 3)):
+        members = rng.sample(_MEMBERS, rng.randint(0, 3))
+        if rng.random() < 0.9:
+            main = f"{rng.choice(_MODIFIERS)}void main({rng.choice(_PARAMETERS)}) {rng.choice(_BODIES)}"
+            members.insert(rng.randint(0, len(members)), main)
+        kind, tail = rng.choice(_CLASS_KINDS), rng.choice(_CLASS_TAILS)
+        if kind == "record" and "(" not in tail:
+            tail = "(int x)"
+        if kind == "enum":
+            members.insert(0, "A, B;")
+        body = "\n    ".join(members)
+        other = rng.choice(_OTHER_CLASSES) if rng.random() < 0.3 else ""
+        files[f"{rng.choice(['', 'app/', 'z/', 'a/'])}{name}.java"] = (
+            f"{rng.choice(_HEADS)}{rng.choice(_CLASS_PREFIXES)}{kind} {name}{tail} {{\n    {body}\n}}\n{other}")
+    return files
+
+
+def test_generated_programs_that_parse_get_the_parsers_entry_file() -> None:
+    """What the text settles is what the parser finds (`main_methods`, as indexing did before), for every generated
+    program without syntax errors."""
+    rng = random.Random(5)
+    settled = 0
+    for _ in range(2500):
+        files = _generated_program(rng)
+        plain = plain_main_file(files)
+        if plain is None or any(Source.parse("java", path, text).tree.root_node.has_error
+                                for path, text in files.items()):
+            continue
+        settled += 1
+        mains = main_methods(files)
+        mains.sort(key=lambda node: (node.file.rsplit("/", 1)[-1] != "Main.java", node.file))
+        assert plain == (mains[0].file if mains else ""), files
+    assert settled > 50
