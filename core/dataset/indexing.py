@@ -96,7 +96,7 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     for folder, hint in folders:
         name = str(folder)  # the folders are under root as found: their index name is the rest of the path
         relative = name[len(prefix):].replace(os.sep, "/") if name.startswith(prefix) else _relative(folder, root)
-        current[relative] = _fingerprint(folder)
+        current[relative] = _fingerprint(name)
         if known.get(relative, ("", ""))[1] != current[relative]:
             changed.append((folder, hint, relative))
     removed = [folder for folder in known if folder not in current]
@@ -152,11 +152,11 @@ def _row(instance: Instance, split: str, stats: ProgramStats, folder: str, finge
     }
 
 
-def _fingerprint(folder: Path) -> str:
+def _fingerprint(folder: str) -> str:
     """Changes when files are added to or removed from the folder, or callgraph.json changes."""
     folder_stat = os.stat(folder)
     try:
-        truth = os.stat(folder / GROUND_TRUTH_FILE)
+        truth = os.stat(os.path.join(folder, GROUND_TRUTH_FILE))
         return f"{folder_stat.st_mtime_ns}:{truth.st_mtime_ns}:{truth.st_size}"
     except FileNotFoundError:
         return f"{folder_stat.st_mtime_ns}:-"

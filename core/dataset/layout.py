@@ -398,7 +398,7 @@ def _subdirs_inside(folder: Path, root: Path, problems: list[Problem]) -> list[P
         return []
     kept = []
     for entry in _subdir_entries(folder):
-        child = Path(entry.path)
+        child = folder / entry.name  # what Path(entry.path) is, at a third of the cost (reopening makes 10k of them)
         if not entry.is_symlink() or inside(child, root):  # a real folder in a folder inside the dataset is inside
             kept.append(child)
         else:
