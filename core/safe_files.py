@@ -98,7 +98,7 @@ def read_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder |
         return b"".join(chunks)
 
 
-def open_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> BinaryIO:
+def open_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder | None = None) -> BinaryIO:
     """The regular file `path` opened for reading (unbuffered), as `read_bytes` checks it; a reader that takes
     it a piece at a time keeps to `limit` itself (`grown_past`)."""
     target = os.fspath(path)
