@@ -96,7 +96,7 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     for folder, hint in folders:
         name = str(folder)  # the folders are under root as found: their index name is the rest of the path
         relative = name[len(prefix):].replace(os.sep, "/") if name.startswith(prefix) else _relative(folder, root)
-        current[relative] = _fingerprint(folder)
+        current[relative] = _fingerprint(name)
         if known.get(relative, ("", ""))[1] != current[relative]:
             changed.append((folder, hint, relative))
     removed = [folder for folder in known if folder not in current]
@@ -114,7 +114,8 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
                                                "skipped", "error", instance.id))
             else:
                 unchanged_keys.add(instance.key)
-                rows.append(_row(instance, stats, relative, current[relative]))
+                split = splits.split_of(instance.language, instance.id) if splits else instance.split
+                rows.append(_row(instance, split, stats, relative, current[relative]))
         problems.extend((relative, p) for p in folder_problems)
         if progress is not None and (done % 250 == 0 or done == len(changed)):
             progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
@@ -138,10 +139,11 @@ def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
             ws.db.conn.executemany("update instances set split = ? where key = ?", updates)
 
 
-def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+def _row(instance: Instance, split: str, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+    """The instance's row, its split already set: setting it after storing rewrote every new row again."""
     graph = instance.ground_truth
     return {
-        "key": instance.key, "id": instance.id, "language": instance.language, "split": instance.split,
+        "key": instance.key, "id": instance.id, "language": instance.language, "split": split,
         "repo": instance.repo, "folder": folder, "files": json.dumps(list(instance.files)),
         "entry_point": instance.entry_point, "functions": len(graph.keys), "edges": len(graph.edges),
         "lines": stats.lines, "bytes": stats.bytes, "n_files": stats.files,
@@ -150,11 +152,11 @@ def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str)
     }
 
 
-def _fingerprint(folder: Path) -> str:
+def _fingerprint(folder: str) -> str:
     """Changes when files are added to or removed from the folder, or callgraph.json changes."""
     folder_stat = os.stat(folder)
     try:
-        truth = os.stat(folder / GROUND_TRUTH_FILE)
+        truth = os.stat(os.path.join(folder, GROUND_TRUTH_FILE))
         return f"{folder_stat.st_mtime_ns}:{truth.st_mtime_ns}:{truth.st_size}"
     except FileNotFoundError:
         return f"{folder_stat.st_mtime_ns}:-"

@@ -174,7 +174,11 @@ class Workspace:
                                 f"(select key from instances where folder in ({marks}))", chunk)
                 self.db.execute(f"delete from instances where folder in ({marks})", chunk)
                 self.db.execute(f"delete from problems where folder in ({marks})", chunk)
-            self.db.table("instances").insert_all(rows, replace=True, batch_size=1000)
+            if rows:  # one executemany: sqlite_utils' insert_all checked and converted every value (~0.1 s at 10k)
+                columns = list(rows[0])
+                self.db.conn.executemany(f"insert or replace into instances ({', '.join(columns)}) values "
+                                         f"({', '.join('?' * len(columns))})",
+                                         [tuple(row[column] for column in columns) for row in rows])
             self.db.table("problems").insert_all(
                 ({"folder": folder, "path": p.path, "message": p.message, "severity": p.severity,
                   "instance_id": p.instance_id} for folder, p in problems), batch_size=1000)
