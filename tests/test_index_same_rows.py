@@ -113,3 +113,32 @@ def test_the_source_files_found_are_the_ones_os_walk_finds(tmp_path: Path) -> No
     assert found == _walked_source_files(program, (".java",))
     assert "Linked.java" in found and "Broken.java" in found and "z.java/Inner.java" in found
     assert not any(path.startswith(("linked/", ".hidden/", "target/", "node_modules/")) for path in found)
+
+
+def test_storing_the_index_in_batches_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are stored STORE_BATCH at a time (flat memory): with batches of 7, the same rows and problems as in one
+    go, and an index stopped after some batches is completed by the next refresh."""
+    import core.dataset.indexing as indexing
+
+    root = _synthetic(tmp_path / "data")
+    whole = _index(root, tmp_path / "whole.sqlite")
+    monkeypatch.setattr(indexing, "STORE_BATCH", 7)
+    assert _index(root, tmp_path / "batched.sqlite") == whole
+
+    calls = []
+    original = Workspace.update_index
+
+    def stop_at_third_batch(ws: Workspace, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(ws, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "update_index", stop_at_third_batch)
+    with pytest.raises(KeyboardInterrupt):
+        _index(root, tmp_path / "stopped.sqlite")
+    monkeypatch.undo()
+    stopped = Workspace(tmp_path / "stopped.sqlite")
+    assert stopped.instance_count() == 14  # two batches kept
+    stopped.close()
+    assert _index(root, tmp_path / "stopped.sqlite") == whole

@@ -75,6 +75,11 @@ def open_dataset(root: str | Path | None = None, workspace: str | Path | None = 
     return ws, report
 
 
+# Programs stored per transaction while indexing. An index stopped part-way keeps the batches stored; the next
+# refresh finds their fingerprints and reads only the rest.
+STORE_BATCH = 1000
+
+
 def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None = None,
                   progress: Progress | None = None) -> IndexReport:
     started = time.perf_counter()
@@ -103,7 +108,9 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     changed_folders = {relative for _, _, relative in changed}
     unchanged_keys = {key for folder, (key, _) in known.items() if folder in current and folder not in changed_folders}
 
-    rows, problems = [], [("", p) for p in dataset_problems]
+    rows: list[dict] = []
+    problems: list[tuple[str, Problem]] = []
+    stored = 0
     for done, (folder, hint, relative) in enumerate(changed, 1):
         folder_problems: list[Problem] = []
         loaded = load_program(folder, hint, folder_problems, root)
@@ -117,14 +124,19 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
                 split = splits.split_of(instance.language, instance.id) if splits else instance.split
                 rows.append(_row(instance, split, stats, relative, current[relative]))
         problems.extend((relative, p) for p in folder_problems)
+        if len(rows) == STORE_BATCH:  # stored as it goes: memory holds one batch, whatever the dataset's size
+            ws.update_index(rows, [], problems)  # a folder's problems go with its row (they replace its old ones)
+            stored += len(rows)
+            rows, problems = [], []
         if progress is not None and (done % 250 == 0 or done == len(changed)):
             progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
 
-    ws.update_index(rows, removed, problems, meta={"dataset_root": str(root), "layout": layout,
-                                                   "splits_dir": str(splits_path or "")})
+    ws.update_index(rows, removed, [*problems, *(("", p) for p in dataset_problems)],
+                    meta={"dataset_root": str(root), "layout": layout, "splits_dir": str(splits_path or "")})
+    stored += len(rows)
     _apply_splits(ws, splits)
     instances = ws.instance_count()
-    return IndexReport(instances=instances, loaded=len(rows), reused=instances - len(rows), removed=len(removed),
+    return IndexReport(instances=instances, loaded=stored, reused=instances - stored, removed=len(removed),
                        seconds=time.perf_counter() - started, problems=ws.problems())
 
 

@@ -249,8 +249,9 @@ class Workspace:
         return {key: CallGraph.from_dict(mapping) for key, mapping in self.ground_truth_mappings(keys).items()}
 
     def problems(self) -> list[Problem]:
+        """The index's problems: the dataset's own first, then the programs' in the order they were met."""
         return [Problem(r["path"], r["message"], r["severity"], r["instance_id"])
-                for r in self.db.query("select * from problems order by rowid")]
+                for r in self.db.query("select * from problems order by folder != '', rowid")]
 
     # -- models and predictions -----------------------------------------------------------
     def store_predictions(self, model: str, predictions: Iterable[Prediction], *, sources: Iterable[str] = (),
