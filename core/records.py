@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import chain, groupby, repeat
+from itertools import chain, groupby, islice, repeat
 from operator import itemgetter
 from pathlib import Path
 
@@ -35,26 +35,33 @@ class CallGraph:
 
     `keys` are the callers as listed in a `{caller: [callees]}` dict (every defined function
     in the ground truth, including ones with no callees); `edges` keep first-seen order.
-    A graph made from that dict (`from_dict`) keeps its callee lists and makes the edge tuples only when
-    `edges` is first read: an import stores millions of edges (`to_dict`, `edge_ends`) without making them.
+    A graph made from that dict (`from_dict`) keeps its callees in one flat tuple and makes the edge tuples only
+    when `edges` is first read: an import stores millions of edges (`to_dict`, `edge_ends`) without making them.
     """
 
-    __slots__ = ("_callees", "_edges", "keys")
+    __slots__ = ("_callees", "_counts", "_edges", "keys")
     keys: tuple[str, ...]
     _edges: tuple[Edge, ...] | None  # None until made from `_callees`
-    _callees: tuple[tuple[str, ...], ...] | None  # each key's callees, for a graph made by `from_dict`
+    _callees: tuple[str, ...]  # for a graph made by `from_dict`: every callee, key by key, as the dict lists them
+    _counts: tuple[int, ...]  # ... and how many each key has
 
     def __init__(self, keys: Iterable[str] = (), edges: Iterable[Edge] = ()):
         object.__setattr__(self, "keys", tuple(keys))
         object.__setattr__(self, "_edges", tuple(edges))
-        object.__setattr__(self, "_callees", None)
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> CallGraph:
+        values = mapping.values()
+        try:
+            counts = tuple(map(len, values))  # type: ignore[arg-type]
+        except TypeError:  # callees given as iterators
+            values = list(map(list, values))  # type: ignore[assignment]
+            counts = tuple(map(len, values))  # type: ignore[arg-type]
         graph = cls.__new__(cls)
         object.__setattr__(graph, "keys", tuple(mapping))
         object.__setattr__(graph, "_edges", None)
-        object.__setattr__(graph, "_callees", tuple(map(tuple, mapping.values())))
+        object.__setattr__(graph, "_callees", tuple(chain.from_iterable(values)))
+        object.__setattr__(graph, "_counts", counts)
         return graph
 
     @classmethod
@@ -68,25 +75,23 @@ class CallGraph:
     @property
     def edges(self) -> tuple[Edge, ...]:
         edges = self._edges
-        if edges is None:  # iterated in C, without a Python step per caller
-            callers, callees = self.edge_ends()
-            edges = tuple(dict.fromkeys(zip(callers, callees)))
+        if edges is None:
+            edges = tuple(dict.fromkeys(zip(*self.edge_ends())))
             object.__setattr__(self, "_edges", edges)
         return edges
 
     def edge_ends(self) -> tuple[list[str], list[str]]:
         """The callers and the callees of the edges, as two lists in edge order; a graph made by `from_dict` lists
-        an edge as often as its dict names it (no edge tuples are made)."""
-        if self._edges is None and self._callees is not None:
-            callees = self._callees
-            return list(chain.from_iterable(map(repeat, self.keys, map(len, callees)))), \
-                list(chain.from_iterable(callees))
-        return list(map(itemgetter(0), self.edges)), list(map(itemgetter(1), self.edges))
+        an edge as often as its dict names it (no edge tuples are made: iterated in C, no Python step per key)."""
+        if self._edges is None:
+            return list(chain.from_iterable(map(repeat, self.keys, self._counts))), list(self._callees)
+        return list(map(itemgetter(0), self._edges)), list(map(itemgetter(1), self._edges))
 
     def to_dict(self) -> dict[str, list[str]]:
         """The TraceEval `{caller: [callees]}` form, keys in order (edge-only callers appended)."""
-        if self._callees is not None:  # made by `from_dict`: that form again, each callee once per caller
-            return dict(zip(self.keys, map(list, map(dict.fromkeys, self._callees))))
+        if self._edges is None:  # made by `from_dict`: that form again, each callee once per caller
+            each = map(islice, repeat(iter(self._callees)), self._counts)  # each key's callees in turn, in C
+            return dict(zip(self.keys, map(list, map(dict.fromkeys, each))))
         out: dict[str, list[str]] = {key: [] for key in self.keys}
         for caller, edges in groupby(self.edges, itemgetter(0)):  # a caller's edges come together, mostly
             out.setdefault(caller, []).extend(map(itemgetter(1), edges))
