@@ -65,3 +65,17 @@ def test_names_interned_by_another_connection_are_seen(tmp_path):
         assert counts["python/p"] == count_edges(normalise_edges(edges, "python", modes),
                                                  normalise_edges([("main", "main.b"), ("main", "main.a")], "python",
                                                                  modes))
+
+
+def test_programs_with_no_edges_count_zero(tmp_path):
+    """An empty prediction (or truth), alone or beside others: nothing to sort, nothing counted."""
+    with Workspace(tmp_path / "ws.sqlite") as ws:
+        with ws.db.atomic():
+            empty = ws.names.edge_blob("python", CallGraph())
+            some = ws.names.edge_blob("python", CallGraph.from_dict({"main": ["main.a"]}))
+        modes = frozenset(MODES)
+        assert count_blobs(ws, {"python/a": "python"}, {"python/a": empty}, {"python/a": empty}, modes) == {
+            "python/a": count_edges(frozenset(), frozenset())}
+        both = count_blobs(ws, {"python/a": "python", "python/b": "python"}, {"python/a": some, "python/b": empty},
+                           {"python/a": empty, "python/b": empty}, modes)
+        assert (both["python/a"].fn, both["python/b"].tp) == (1, 0)

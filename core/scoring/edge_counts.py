@@ -76,7 +76,9 @@ def _codes(blobs: Sequence[bytes], ids: np.ndarray, size: int) -> np.ndarray:
     mapped, program = mapped[kept], program[kept]
     codes = np.sort((program * size + mapped[:, 0]) * size + mapped[:, 1])
     # distinct by hand: np.unique (numpy 2.4, hashing) is about 30 times slower on these arrays than a sort
-    return codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
+    distinct = np.ones(len(codes), bool)
+    distinct[1:] = codes[1:] != codes[:-1]
+    return codes[distinct]
 
 
 def _name_map(ws: Workspace, language: str, modes: frozenset[str]) -> _NameMap:
