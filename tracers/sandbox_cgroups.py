@@ -124,7 +124,10 @@ def _kill_members(path: Path) -> None:
 
 
 def _remove(path: Path) -> None:
-    for _ in range(100):
+    """rmdir the group, killing what is left in it; the last task of a run is often still exiting (for well
+    under a millisecond), so the first retries come soon, then every 20 ms, for about 2 s in all."""
+    pause, waited = 0.0005, 0.0
+    while waited < 2.0:
         try:
             path.rmdir()
             return
@@ -132,7 +135,9 @@ def _remove(path: Path) -> None:
             return
         except OSError:
             _kill_members(path)
-            time.sleep(0.02)
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 0.02)
 
 
 @cache

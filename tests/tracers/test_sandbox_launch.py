@@ -1,0 +1,132 @@
+"""How a sandboxed run starts (the C launcher, or the preexec_fn fallback) and how its end is waited for."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tracers import sandbox_launch
+from tracers.run_folder import run_folder
+from tracers.sandbox import Limits, run_sandboxed
+from tracers.sandbox_cgroups import RunCgroups
+from tracers.sandbox_view import Identity, install_root, sandbox_identity
+from tracers.sandbox_wait import ExitWatch
+
+BUILT = sandbox_launch.launcher_path() is not None
+STARTS = [pytest.param("launcher", marks=pytest.mark.skipif(not BUILT, reason="the launcher is not built")),
+          "preexec_fn"]
+
+
+@pytest.fixture(params=STARTS)
+def start_kind(request, monkeypatch):
+    if request.param == "preexec_fn":
+        monkeypatch.setattr(sandbox_launch, "launcher_path", lambda: None)
+    return request.param
+
+
+@pytest.fixture
+def cgroups():
+    groups = RunCgroups.create(processes=16, memory_mb=256)
+    if not groups.procs_files:
+        groups.remove()
+        pytest.skip("no cgroup can be made here")
+    yield groups
+    groups.remove()
+
+
+def _setup(cgroups, **changes):
+    values = {"procs_files": cgroups.procs_files, "rlimits": [("fsize", 4096, 4096), ("core", 0, 0)],
+              "staged": [], "identity": sandbox_identity()}
+    return sandbox_launch.ChildSetup(**{**values, **changes})
+
+
+def test_the_launcher_is_built_by_the_install():
+    assert BUILT, "pip install -e . links tracers/traceeval-launch (setup.py); is a C compiler missing?"
+
+
+def test_the_first_instruction_runs_in_the_cgroups_under_the_limits(start_kind, cgroups):
+    """What runs is in every cgroup of the run and under its rlimits from its first instruction on."""
+    command = ["/bin/sh", "-c", "cat /proc/self/cgroup; ulimit -f; id -u"]
+    process = sandbox_launch.start(command, _setup(cgroups), pass_fds=(), stdout=subprocess.PIPE, text=True)
+    out, _ = process.communicate(timeout=10)
+    lines = out.splitlines()
+    for procs in cgroups.procs_files:
+        name = Path(procs).parent.name
+        assert any(line.endswith("/" + name) for line in lines), (name, out)
+    assert lines[-2] == "8"  # 4096 bytes in 512-byte blocks
+    assert int(lines[-1]) == sandbox_identity().uid
+
+
+def test_a_fork_burst_at_the_first_statement_meets_the_pids_limit(start_kind, tmp_path):
+    """No window between start and joining the cgroup: the program's very first forks are counted."""
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    (folder / "main.py").write_text(
+        "import os, time\nmade = 0\nfor _ in range(64):\n    try:\n        pid = os.fork()\n"
+        "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(3)\n        os._exit(0)\n"
+        "    made += 1\nprint(made)\n")
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=install_root(sys.executable),
+                               limits=Limits(wall_s=10, processes=12))
+    assert result.exit_code == 0, result.stderr
+    assert int(result.stdout) < 12, result.stdout
+
+
+def test_a_step_that_fails_stops_the_start_with_the_reason_and_runs_nothing(start_kind, cgroups, tmp_path):
+    marker = tmp_path / "ran"
+    setup = _setup(cgroups, procs_files=[*cgroups.procs_files, str(tmp_path / "no-such-cgroup" / "cgroup.procs")])
+    with pytest.raises(subprocess.SubprocessError) as raised:
+        sandbox_launch.start(["/bin/touch", str(marker)], setup, pass_fds=())
+    if start_kind == "launcher":
+        assert "no-such-cgroup" in str(raised.value) and "No such file" in str(raised.value)
+    assert not marker.exists()
+
+
+def test_a_missing_command_is_reported(start_kind, cgroups):
+    with pytest.raises((subprocess.SubprocessError, OSError)) as raised:
+        sandbox_launch.start(["/no/such/program"], _setup(cgroups), pass_fds=())
+    assert "/no/such/program" in str(raised.value)
+
+
+def test_handed_descriptors_reach_the_command_and_the_error_pipe_does_not(cgroups, tmp_path):
+    log = tmp_path / "log"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        code = f"import os; os.write({fd}, b'handed\\n'); print(*os.listdir('/proc/self/fd'))"
+        ourselves = Identity(os.getuid(), os.getgid())  # (nobody may not reach this Python)
+        process = sandbox_launch.start([sys.executable, "-I", "-S", "-c", code], _setup(cgroups, identity=ourselves),
+                                       pass_fds=(fd,),
+                                       stdout=subprocess.PIPE, text=True)
+        out, _ = process.communicate(timeout=10)
+    finally:
+        os.close(fd)
+    assert log.read_text() == "handed\n"
+    open_in_child = {int(name) for name in out.split()}
+    assert {0, 1, 2, fd} <= open_in_child and len(open_in_child - {0, 1, 2, fd}) == 1, out  # the listing's own
+
+
+def test_the_wait_ends_when_the_process_ends_not_at_the_timeout():
+    process = subprocess.Popen(["/bin/sleep", "0.2"])
+    with ExitWatch(process.pid) as exits:
+        started = time.monotonic()
+        assert exits.wait(0.05) is False
+        while not exits.wait(10):
+            pass
+        assert time.monotonic() - started < 5
+    assert process.wait(timeout=5) == 0  # left for subprocess to reap
+
+
+def test_a_wake_ends_the_wait_early():
+    process = subprocess.Popen(["/bin/sleep", "30"])
+    try:
+        with ExitWatch(process.pid) as exits:
+            exits.wake()
+            started = time.monotonic()
+            assert exits.wait(20) is False
+            assert time.monotonic() - started < 5
+        exits.wake()  # after close: nothing happens
+    finally:
+        process.kill()
+        process.wait()
