@@ -170,10 +170,13 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     is shown read-write and named by `$TRACEEVAL_CHILD_LOGS` (`child_log_folder`); the run is stopped
     when it holds too much.
     """
-    cgroups = RunCgroups.create(limits.processes, limits.memory_mb)
+    spare = sandbox_launch.take_spare(limits.processes, limits.memory_mb)  # a launcher in its cgroups already
+    cgroups = spare.cgroups if spare is not None else RunCgroups.create(limits.processes, limits.memory_mb)
     lacking = weaknesses(cgroups)
     refused = sorted(set(lacking) - (allowed_weaknesses() if allowed is None else allowed))
     if refused:
+        if spare is not None:
+            spare.give_up()
         cgroups.remove()
         reasons = "; ".join(lacking[name] for name in refused)
         return _refused(f"the sandbox cannot hold here: {reasons} (to run anyway, set "
@@ -193,8 +196,10 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
         if lacking:
             isolation += f"; lacking, as allowed by {ALLOW_ENV}: " + "; ".join(lacking.values())
         return _supervise(command, folder, full_env, descriptors, staged, identity, cgroups, limits,
-                          cancel, isolation, child_logs)
+                          cancel, isolation, child_logs, spare)
     finally:
+        if spare is not None:
+            spare.give_up()  # (nothing once it ran)
         for fd in descriptors:
             os.close(fd)
         cgroups.remove()
@@ -233,7 +238,7 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
     program_bytes = _size_of(folder.program) + limits.write_mb * 1024 * 1024
     view = build_view(folder.program, read_only, identity=identity, stage_folder=folder.base / "stage",
                       tmp_bytes=limits.tmp_mb * 1024 * 1024, shm_bytes=limits.shm_mb * 1024 * 1024,
-                      program_bytes=program_bytes, seccomp_fd=seccomp)
+                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path())
     who = "as nobody" if identity.switches else "as this user"
     isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
                  f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "
@@ -243,16 +248,15 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
 
 def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
                staged: list[tuple[str, str]], identity: Identity, cgroups: RunCgroups, limits: Limits,
-               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None) -> SandboxResult:
+               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None,
+               spare: sandbox_launch.Spare | None = None) -> SandboxResult:
     if cgroups.has("memory"):
         isolation += f"; memory cgroup {limits.memory_mb} MiB"
     if cgroups.has("pids"):
         isolation += f"; pids cgroup {limits.processes}"
     started = time.monotonic()
-    process = sandbox_launch.start(
-        command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program, env=env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        pass_fds=descriptors)
+    process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
+                                   env=env, pass_fds=descriptors, spare=spare)
     try:
         exits = ExitWatch(process.pid)
     except OSError:

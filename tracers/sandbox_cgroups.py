@@ -29,8 +29,9 @@ class _Group:
 class RunCgroups:
     """The run's pids and memory cgroups (either may be missing on this machine)."""
 
-    def __init__(self, groups: list[_Group]):
+    def __init__(self, groups: list[_Group], limits: tuple[int, int]):
         self._groups = groups
+        self.limits = limits  # (processes, memory_mb) they were made with
 
     @classmethod
     def create(cls, processes: int, memory_mb: int) -> RunCgroups:
@@ -42,7 +43,7 @@ class RunCgroups:
             group = _make(controller, name, settings)
             if group is not None:
                 groups.append(group)
-        return cls(groups)
+        return cls(groups, (processes, memory_mb))
 
     def has(self, controller: str) -> bool:
         return any(group.controller == controller for group in self._groups)
