@@ -257,6 +257,7 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     started = time.monotonic()
     process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
                                    env=env, pass_fds=descriptors, spare=spare)
+    sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
     try:
         exits = ExitWatch(process.pid)
     except OSError:

@@ -8,11 +8,12 @@ compiler at install) the same steps run in a Python `preexec_fn`, which makes su
 whole parent.
 
 Joining a cgroup is slow in the kernel, not in us: writing `cgroup.procs` waits for an RCU grace
-period (about 12 ms a run, measured, on cgroup v1 and v2 alike). Within a batch of runs
+period (12-15 ms a run, measured with strace -T on the write). Within a batch of runs
 (`prestarting()`, which `retrace` uses) each worker thread therefore keeps one launcher started
-ahead of its next run (`Spare`): in fresh cgroups of its own already, waiting on a socket for the
-run's command, environment and descriptors. It serves exactly one run, and the batch's end stops and
-removes whatever spare is left, so nothing is shared between programs.
+ahead of its next run (`Spare`, made by `prepare_next` while the current run goes on): in fresh
+cgroups of its own already, waiting on a socket for the run's command, environment and descriptors.
+It serves exactly one run, and the batch's end stops and removes whatever spare is left, so nothing
+is shared between programs.
 """
 from __future__ import annotations
 
@@ -192,34 +193,38 @@ def prestarting() -> Iterator[None]:
 
 
 def take_spare(processes: int, memory_mb: int) -> Spare | None:
-    """This thread's launcher for a run with these cgroup limits, if one was started ahead (a new one is
-    started for its next run at once); None outside `prestarting()` or without the launcher."""
-    launcher = launcher_path()
-    if launcher is None:
-        return None
-    thread = threading.get_ident()
+    """This thread's launcher for a run with these cgroup limits, if `prepare_next` started one; None outside
+    `prestarting()`, for the first run of a thread, or without the launcher."""
     with _spares_lock:
-        if not _batches:
-            return None
-        taken = _spares.pop(thread, None)
+        taken = _spares.pop(threading.get_ident(), None) if _batches else None
     if taken is not None and taken.cgroups.limits != (processes, memory_mb):
         taken.give_up()
         taken.cgroups.remove()
-        taken = None
+        return None
+    return taken
+
+
+def prepare_next(processes: int, memory_mb: int) -> None:
+    """Within `prestarting()`, start this thread's launcher for its next run (called once a run has started,
+    so this costs the run nothing); elsewhere nothing."""
+    launcher = launcher_path()
+    thread = threading.get_ident()
+    with _spares_lock:
+        if launcher is None or not _batches or thread in _spares:
+            return
     cgroups = RunCgroups.create(processes, memory_mb)
     try:
         spare = Spare(cgroups, launcher)
     except OSError:
         cgroups.remove()
-        return taken
+        return
     with _spares_lock:
-        kept = bool(_batches)
+        kept = bool(_batches) and thread not in _spares
         if kept:
             _spares[thread] = spare
     if not kept:  # the batch ended meanwhile
         spare.give_up()
         cgroups.remove()
-    return taken
 
 
 def _started_or_raise(process: subprocess.Popen, errors: int) -> None:

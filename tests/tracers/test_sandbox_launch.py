@@ -152,6 +152,16 @@ def _launchers_running() -> list[int]:
     return found
 
 
+def _launcher_count_becomes(count: int) -> bool:
+    """(A launcher busy joining its cgroups may not show its command line for a moment.)"""
+    deadline = time.monotonic() + 5
+    while len(_launchers_running()) != count:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def _our_cgroups() -> set[str]:
     groups = set()
     for parent in ("pids", "memory"):
@@ -164,7 +174,8 @@ def _our_cgroups() -> set[str]:
 def test_a_spare_started_ahead_runs_one_program_in_its_own_fresh_cgroups():
     before = _our_cgroups()
     with sandbox_launch.prestarting():
-        assert sandbox_launch.take_spare(16, 256) is None  # the first run of a thread has none: one is started
+        assert sandbox_launch.take_spare(16, 256) is None  # none before the first run of a thread
+        sandbox_launch.prepare_next(16, 256)
         spare = sandbox_launch.take_spare(16, 256)
         assert spare is not None and spare.cgroups.procs_files
         first = _output(sandbox_launch.start(FIRST_LOOK, _setup(spare.cgroups), spare=spare, **PLAIN))
@@ -173,12 +184,14 @@ def test_a_spare_started_ahead_runs_one_program_in_its_own_fresh_cgroups():
         with pytest.raises(subprocess.SubprocessError):  # one run only
             spare.run(FIRST_LOOK, _setup(spare.cgroups), **PLAIN)
         spare.cgroups.remove()
+        sandbox_launch.prepare_next(16, 256)
         following = sandbox_launch.take_spare(16, 256)
         assert following is not None
         assert not names & {Path(procs).parent.name for procs in following.cgroups.procs_files}
         following.give_up()
         following.cgroups.remove()
-        assert len(_launchers_running()) == 1  # the next one, waiting
+        sandbox_launch.prepare_next(16, 256)
+        assert _launcher_count_becomes(1)  # the next one, waiting
     assert _launchers_running() == []  # the batch's end stops it ...
     assert _our_cgroups() == before  # ... and removes its cgroups
 
@@ -186,8 +199,10 @@ def test_a_spare_started_ahead_runs_one_program_in_its_own_fresh_cgroups():
 @pytest.mark.skipif(not BUILT, reason="the launcher is not built")
 def test_a_spare_made_for_other_limits_is_not_used():
     with sandbox_launch.prestarting():
-        sandbox_launch.take_spare(16, 256)
+        sandbox_launch.prepare_next(16, 256)
         assert sandbox_launch.take_spare(32, 256) is None
+        assert _launchers_running() == []  # the one made for 16 tasks was stopped
+        sandbox_launch.prepare_next(32, 256)
         spare = sandbox_launch.take_spare(32, 256)
         assert spare is not None and spare.cgroups.limits == (32, 256)
         spare.give_up()
@@ -196,6 +211,7 @@ def test_a_spare_made_for_other_limits_is_not_used():
 
 
 def test_outside_a_batch_no_spare_is_started():
+    sandbox_launch.prepare_next(16, 256)
     assert sandbox_launch.take_spare(16, 256) is None
     assert _launchers_running() == []
 
