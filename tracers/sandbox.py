@@ -100,7 +100,9 @@ class SandboxResult:
         return None
 
 
+@cache
 def bwrap_path() -> str | None:
+    """Looked up once per process, like `bwrap_problem` (a run asks three times)."""
     return shutil.which("bwrap")
 
 
@@ -202,7 +204,7 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
             spare.give_up()  # (nothing once it ran)
         for fd in descriptors:
             os.close(fd)
-        cgroups.remove()
+        sandbox_launch.release(cgroups)
 
 
 def _with_child_logs(command: list[str], child_logs: Path, env: dict[str, str], identity: Identity,

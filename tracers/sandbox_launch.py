@@ -13,7 +13,9 @@ period (12-15 ms a run, measured with strace -T on the write). Within a batch of
 ahead of its next run (`Spare`, made by `prepare_next` while the current run goes on): in fresh
 cgroups of its own already, waiting on a socket for the run's command, environment and descriptors.
 It serves exactly one run, and the batch's end stops and removes whatever spare is left, so nothing
-is shared between programs.
+is shared between programs. A cgroup's folder is removed (`release`) once its run is over; within a
+batch that waits until the thread's next run has started, because the kernel holds its cgroup lock
+while another thread's launcher waits to join (removing would wait with it).
 """
 from __future__ import annotations
 
@@ -133,7 +135,7 @@ class Spare:
         words = [*setup.launcher_options(join=False), "-C", str(cwd)]
         words += [item for name, value in env.items() for item in ("-V", f"{name}={value}")]
         words += [item for fd in pass_fds for item in ("-F", str(fd))]
-        message = b"\0".join(os.fsencode(word) for word in [*words, "--", *command])
+        message = os.fsencode("\0".join([*words, "--", *command]))
         try:
             if len(message) > _MESSAGE_BYTES or len(pass_fds) > _MESSAGE_FDS:
                 raise subprocess.SubprocessError(f"the run's command is too long for a spare launcher "
@@ -169,6 +171,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 _spares: dict[int, Spare] = {}  # worker thread -> its next run's launcher
+_released: dict[int, list[RunCgroups]] = {}  # worker thread -> cgroups of its finished runs, to remove
 _spares_lock = threading.Lock()
 _batches = 0  # prestarting() contexts open
 
@@ -185,11 +188,25 @@ def prestarting() -> Iterator[None]:
         with _spares_lock:
             _batches -= 1
             left = list(_spares.values()) if _batches == 0 else []
+            finished = [group for groups in _released.values() for group in groups] if _batches == 0 else []
             if _batches == 0:
                 _spares.clear()
+                _released.clear()
         for spare in left:
             spare.give_up()
             spare.cgroups.remove()
+        for cgroups in finished:
+            cgroups.remove()
+
+
+def release(cgroups: RunCgroups) -> None:
+    """Remove the cgroups of a run that is over (its processes are gone): at once, or within `prestarting()`
+    at this thread's next `prepare_next` or the batch's end."""
+    with _spares_lock:
+        if _batches:
+            _released.setdefault(threading.get_ident(), []).append(cgroups)
+            return
+    cgroups.remove()
 
 
 def take_spare(processes: int, memory_mb: int) -> Spare | None:
@@ -209,6 +226,10 @@ def prepare_next(processes: int, memory_mb: int) -> None:
     so this costs the run nothing); elsewhere nothing."""
     launcher = launcher_path()
     thread = threading.get_ident()
+    with _spares_lock:
+        finished = _released.pop(thread, [])
+    for group in finished:
+        group.remove()
     with _spares_lock:
         if launcher is None or not _batches or thread in _spares:
             return

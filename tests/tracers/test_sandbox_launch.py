@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tracers import sandbox_launch
+from core.dataset.indexing import open_dataset
+from tracers import sandbox_launch, trace_instance
+from tracers.retrace import retrace
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, run_sandboxed
 from tracers.sandbox_cgroups import RunCgroups
@@ -260,3 +262,19 @@ def test_the_program_folder_is_copied_with_its_modes_times_and_links(start_kind,
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [*shown, "data"]
     assert "pkg/data.txt 0o100640 1000000000123456789" in shown
+
+
+def test_a_retrace_batch_records_what_single_traces_record_and_leaves_nothing_behind(tmp_path):
+    demo = Path(__file__).resolve().parents[2] / "resources" / "demo"
+    ws, _ = open_dataset(demo, tmp_path / "w.sqlite")
+    before = _our_cgroups()
+    with ws:
+        keys = [row.key for row in ws.instance_rows(["python", "javascript"])]
+        report = retrace(ws, keys, batch="batch", jobs=2)
+        assert report.traced == len(keys) and report.statuses == {"ok": len(keys)}
+        for key in keys:
+            batch_run = ws.run(ws.run_rows(key)[0].id)
+            alone = trace_instance(ws.instance(key))
+            assert [edge.edge for edge in batch_run.edges] == [edge.edge for edge in alone.edges], key
+    assert _launchers_running() == []
+    assert _our_cgroups() == before
