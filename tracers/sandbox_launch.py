@@ -86,7 +86,10 @@ def start(command: Sequence[str], setup: ChildSetup, *, cwd: Path | str, env: Ma
     them. Raises subprocess.SubprocessError (with the launcher's reason) when a step failed, in which
     case nothing of `command` ran."""
     if spare is not None:
-        return spare.run(command, setup, cwd=cwd, env=env, pass_fds=pass_fds)
+        try:
+            return spare.run(command, setup, cwd=cwd, env=env, pass_fds=pass_fds)
+        except _SpareLost:
+            pass  # (it ended before its run: killed from outside) started as if there had been none
     launcher = launcher_path()
     if launcher is None:
         return _popen(command, cwd=cwd, env=env, pass_fds=pass_fds, preexec_fn=setup.apply_here)
@@ -105,6 +108,10 @@ def _popen(args: Sequence[str], *, cwd: Path | str, env: Mapping[str, str], pass
     return subprocess.Popen(args, cwd=cwd, env=env, pass_fds=pass_fds, preexec_fn=preexec_fn,  # noqa: PLW1509
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
+
+
+class _SpareLost(OSError):
+    """The spare launcher was gone when its run was handed to it; nothing of the run ran."""
 
 
 class Spare:
@@ -138,15 +145,15 @@ class Spare:
         message = os.fsencode("\0".join([*words, "--", *command]))
         try:
             if len(message) > _MESSAGE_BYTES or len(pass_fds) > _MESSAGE_FDS:
-                raise subprocess.SubprocessError(f"the run's command is too long for a spare launcher "
-                                                 f"({len(message)} bytes, {len(pass_fds)} descriptors)")
+                raise _SpareLost(f"the run's command is too long for a spare launcher ({len(message)} bytes, "
+                                 f"{len(pass_fds)} descriptors)")
             socket.send_fds(self._socket, [message], list(pass_fds))
-        except (OSError, subprocess.SubprocessError):
+        except OSError as error:
+            self._socket.close()  # (ends a launcher still waiting)
             _stop(process)
             os.close(self._errors)
-            raise
-        finally:
-            self._socket.close()
+            raise _SpareLost(str(error)) from error
+        self._socket.close()
         _started_or_raise(process, self._errors)
         return process
 

@@ -278,3 +278,18 @@ def test_a_retrace_batch_records_what_single_traces_record_and_leaves_nothing_be
             assert [edge.edge for edge in batch_run.edges] == [edge.edge for edge in alone.edges], key
     assert _launchers_running() == []
     assert _our_cgroups() == before
+
+
+@pytest.mark.skipif(not BUILT, reason="the launcher is not built")
+def test_a_spare_killed_before_its_run_gives_way_to_a_launcher_started_then():
+    with sandbox_launch.prestarting():
+        sandbox_launch.prepare_next(16, 256)
+        spare = sandbox_launch.take_spare(16, 256)
+        assert spare is not None
+        assert _launcher_count_becomes(1)
+        os.kill(_launchers_running()[0], 9)
+        assert _launcher_count_becomes(0)
+        out = _output(sandbox_launch.start(FIRST_LOOK, _setup(spare.cgroups), spare=spare, **PLAIN))
+        names = {Path(procs).parent.name for procs in spare.cgroups.procs_files}
+        assert all(any(line.endswith("/" + name) for line in out.splitlines()) for name in names), out
+        spare.cgroups.remove()
