@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain, groupby, repeat
+from operator import itemgetter
 from pathlib import Path
 
 from core.safe_files import MAX_SOURCE_BYTES, read_text, why_unreadable
@@ -41,11 +43,10 @@ class CallGraph:
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> CallGraph:
-        edges: dict[Edge, None] = {}
-        for caller, callees in mapping.items():
-            for callee in callees:
-                edges[(caller, callee)] = None
-        return cls(tuple(mapping), tuple(edges))
+        # iterated in C, without a Python step per caller: a results file's graphs hold millions of edges
+        callees = list(map(list, mapping.values()))
+        callers = chain.from_iterable(map(repeat, mapping, map(len, callees)))
+        return cls(tuple(mapping), tuple(dict.fromkeys(zip(callers, chain.from_iterable(callees)))))
 
     @classmethod
     def from_edges(cls, edges: Iterable[Edge], keys: Iterable[str] = ()) -> CallGraph:
@@ -58,8 +59,8 @@ class CallGraph:
     def to_dict(self) -> dict[str, list[str]]:
         """The TraceEval `{caller: [callees]}` form, keys in order (edge-only callers appended)."""
         out: dict[str, list[str]] = {key: [] for key in self.keys}
-        for caller, callee in self.edges:
-            out.setdefault(caller, []).append(callee)
+        for caller, edges in groupby(self.edges, itemgetter(0)):  # a caller's edges come together, mostly
+            out.setdefault(caller, []).extend(map(itemgetter(1), edges))
         return out
 
     @property
@@ -158,6 +159,9 @@ class Prediction:
     latency_s: float | None = None
     cost_usd: float | None = None
     source: str = ""  # the file it was imported from
+    # The graph was given beside `raw_response` (a released record's stored prediction) and the response is not
+    # parsed yet: its problems, and any difference from the graph, are added when the workspace reads it back.
+    raw_unchecked: bool = False
     reasoning: str | None = None  # the model's thinking, kept beside the answer (None: none sent or not known)
     reasoning_tokens: int | None = None  # how many of `tokens_out` were thinking (None: not reported)
 

@@ -23,6 +23,7 @@ import re
 import secrets
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 MiB = 1024 * 1024
 MAX_SOURCE_BYTES = 4 * MiB  # a program source file; the released ones are far below 1 MiB
@@ -73,6 +74,19 @@ def in_use_by_sqlite(path: str | Path) -> bool:
 def read_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> bytes:
     """The bytes of the regular file `path`, at most `limit` of them; with `root`, only when the file,
     links resolved, is inside `root`. FileNotFoundError when it is not there; RefusedFile otherwise."""
+    with open_bytes(path, limit, root) as handle:
+        chunks, size = [], 0
+        while chunk := handle.read(min(_CHUNK, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise grown_past(limit)
+        return b"".join(chunks)
+
+
+def open_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> BinaryIO:
+    """The regular file `path` opened for reading (unbuffered), as `read_bytes` checks it; a reader that takes
+    it a piece at a time keeps to `limit` itself (`grown_past`)."""
     target = os.fspath(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if root is not None:
@@ -87,18 +101,21 @@ def read_bytes(path: str | Path, limit: int, root: str | Path | None = None) -> 
         if error.errno == getattr(os, "ELOOP", None):
             raise RefusedFile("became a link while being opened; not read") from None
         raise
-    with os.fdopen(descriptor, "rb", buffering=0) as handle:
+    handle = os.fdopen(descriptor, "rb", buffering=0)
+    try:
         info = os.fstat(descriptor)
         _check_kind(info.st_mode)
         if info.st_size > limit:
             raise RefusedFile(f"{info.st_size:,} bytes, over the bound of {_size(limit)}; not read")
-        chunks, size = [], 0
-        while chunk := handle.read(min(_CHUNK, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise RefusedFile(f"grew past the bound of {_size(limit)} while being read; not read")
-        return b"".join(chunks)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def grown_past(limit: int) -> RefusedFile:
+    """The refusal of a file that grew past `limit` while it was read."""
+    return RefusedFile(f"grew past the bound of {_size(limit)} while being read; not read")
 
 
 def read_text(path: str | Path, limit: int, root: str | Path | None = None, errors: str = "strict") -> str:
@@ -133,54 +150,9 @@ def parse_json(text: str, object_pairs_hook=None) -> object:
     try:
         return json.loads(text, object_pairs_hook=object_pairs_hook, **_number_hooks())
     except RecursionError:  # only then is the text scanned for its nesting (it costs as much as parsing)
-        placeholder = "9" + "".join(str(secrets.randbelow(10)) for _ in range(MAX_NUMBER_DIGITS + 20))
-        return json.loads(_cut_deep(text, placeholder), object_pairs_hook=object_pairs_hook,
-                          **_number_hooks(placeholder))
-
-
-def parse_json_gradually(text: str) -> object:
-    """`parse_json(text)`, the same value or the same error, for large files read beside a window: an
-    object and the objects that are its members' values are parsed member by member. Parsing a 14 MB
-    results file in one call held the GIL for about 50 ms, during which no other thread (the window's)
-    ran; parsed a member at a time, the other threads get their turns between members."""
-    try:
-        value, end = _parse_members(text, _skip_space(text, 0), json.JSONDecoder(**_number_hooks()), levels=2)
-        if _skip_space(text, end) == len(text):
-            return value
-    except (ValueError, IndexError, RecursionError):  # JSONDecodeError included: parse_json says it exactly
-        pass
-    return parse_json(text)
-
-
-def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\n\r":  # JSON's whitespace
-        at += 1
-    return at
-
-
-def _parse_members(text: str, start: int, decoder: json.JSONDecoder, levels: int) -> tuple[object, int]:
-    """The value at `start` (no whitespace before it) and where it ends; an object's members are parsed one
-    by one, down `levels` levels of objects."""
-    if levels == 0 or text[start] != "{":
-        return decoder.raw_decode(text, start)
-    members: dict[str, object] = {}
-    at = _skip_space(text, start + 1)
-    if text[at] == "}":
-        return members, at + 1
-    while True:
-        if text[at] != '"':
-            raise ValueError("a member name must come here")
-        name, at = decoder.raw_decode(text, at)
-        at = _skip_space(text, at)
-        if text[at] != ":":
-            raise ValueError("a colon must come here")
-        members[name], at = _parse_members(text, _skip_space(text, at + 1), decoder, levels - 1)
-        at = _skip_space(text, at)
-        if text[at] == "}":
-            return members, at + 1
-        if text[at] != ",":
-            raise ValueError("a comma must come here")
-        at = _skip_space(text, at + 1)
+        cut, decoder = cut_deep(text)
+        return json.loads(cut, object_pairs_hook=object_pairs_hook, parse_int=decoder.parse_int,
+                          parse_float=decoder.parse_float)
 
 
 def _number_hooks(deep_placeholder: str = "") -> dict:
@@ -196,6 +168,19 @@ def _number_hooks(deep_placeholder: str = "") -> dict:
         return Refused(f"a number of {len(literal):,} characters (the bound is {MAX_NUMBER_DIGITS})")
 
     return {"parse_int": lambda literal: number(literal, int), "parse_float": lambda literal: number(literal, float)}
+
+
+def bounded_decoder() -> json.JSONDecoder:
+    """A decoder for `raw_decode` with `parse_json`'s number bounds (a too long number is a `Refused` marker)."""
+    return json.JSONDecoder(**_number_hooks())
+
+
+def cut_deep(text: str) -> tuple[str, json.JSONDecoder]:
+    """`text` with each value that opens deeper than MAX_JSON_DEPTH (counting from the start of `text`) cut out,
+    and the decoder that reads what stands in its place as a `Refused` marker: for a text whose parsing ran out
+    of recursion."""
+    placeholder = "9" + "".join(str(secrets.randbelow(10)) for _ in range(MAX_NUMBER_DIGITS + 20))
+    return _cut_deep(text, placeholder), json.JSONDecoder(**_number_hooks(placeholder))
 
 
 def refusal(value: object) -> str:

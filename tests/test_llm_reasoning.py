@@ -143,7 +143,7 @@ def test_thinking_comes_back_from_the_cache_and_goes_into_results_files(ws, keys
     exported = {row["program"]: row for row in rows_of("predictions", ws, "again")}
     assert all((row["reasoning"], row["reasoning_tokens"]) == ("deep thought", 7) for row in exported.values())
     read = read_results_file(written[0])
-    back = to_prediction(read.records[0], "python", [])
+    back = to_prediction(read.records[0], "python", tuple)
     assert (back.reasoning, back.reasoning_tokens) == ("deep thought", 7)
 
 

@@ -57,7 +57,7 @@ def test_the_notebook_runs_and_shows_what_the_command_line_shows(executed, capsy
     everything = "\n".join(texts)
 
     assert "15 programs, models: illustrative-strong, illustrative-weak" in texts[0]
-    assert "{'reimported': 29}" in texts[1]
+    assert "{'reimported': 15}" in texts[1]
     code, table_text, _ = run(capsys, "score", "--models", "illustrative-strong,illustrative-weak")
     assert code == 0 and table_text.strip() in everything  # render_table prints what `traceeval score` prints
     assert "Counts(tp=" in everything and "FP " in everything  # the diff of calcpad_0001

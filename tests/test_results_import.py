@@ -80,9 +80,9 @@ def test_jsonl_with_raw_responses_and_bad_lines(ws, tmp_path):
     assert report.stored == {"m": 3}
     messages = [str(p) for p in report.problems]
     assert messages == [
-        f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes",
-        f"{path}:6: expected an object with a string \"instance_id\"",
+        f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes",  # in the order read
         f"{path}: cli_0003: id exists in javascript and python; give the record a \"language\"; skipped",
+        f"{path}:6: expected an object with a string \"instance_id\"",
     ]
     stored = ws.predictions("m")
     first = stored["python/p_0001"]

@@ -16,7 +16,7 @@ from tests.builders import PY_GRAPH, PY_MAIN, newer_workspace, released_dataset,
 def test_new_workspace_is_wal_and_at_the_latest_schema(tmp_path):
     with Workspace(tmp_path / "w.sqlite") as ws:
         assert ws.db.execute("pragma journal_mode").fetchone()[0] == "wal"
-        assert ws.schema_version == latest_version() == 12
+        assert ws.schema_version == latest_version() == 14
 
 
 def test_an_older_workspace_is_upgraded_keeping_its_data(tmp_path):

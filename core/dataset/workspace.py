@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.dataset.name_ids import NameIds
 from core.errors import UsageError, WorkspaceError
 from core.problems import Problem
 from core.records import CallGraph, Instance, Prediction, Provenance
+from core.scoring.answers import given_graph_problems
 from core.scoring.metrics import Counts
 from core.traces import TraceRun
 from core.user_folders import workspace_dir
@@ -96,6 +98,7 @@ class Workspace:
         except WorkspaceError:
             self.db.close()
             raise
+        self.names = NameIds(self.db.conn)
 
     def close(self) -> None:
         self.db.close()
@@ -205,6 +208,10 @@ class Workspace:
     def split_names(self) -> set[str]:
         return {row[0] for row in self.db.execute("select distinct split from instances")}
 
+    def instance_keys(self) -> list[str]:
+        """Every instance's key ("<language>/<id>"), without reading the rows."""
+        return [key for (key,) in self.db.execute("select key from instances")]
+
     def instance_count(self) -> int:
         return self.db.execute("select count(*) from instances").fetchone()[0]
 
@@ -245,15 +252,25 @@ class Workspace:
     def store_predictions(self, model: str, predictions: Iterable[Prediction], *, sources: Iterable[str] = (),
                           illustrative: bool = False, note: str = "") -> int:
         """Insert or replace a model's predictions (one per instance) and drop their cached scores."""
+        predictions = list(predictions)
         rows = [_prediction_row(p) for p in predictions]
         now = time.time()
         with self.db.atomic():
+            by_language: dict[str, list[int]] = {}
+            for number, prediction in enumerate(predictions):
+                by_language.setdefault(prediction.language, []).append(number)
+            for language, numbers in by_language.items():
+                blobs = self.names.edge_blobs(language, [predictions[n].graph.edges for n in numbers])
+                for number, blob in zip(numbers, blobs, strict=True):
+                    rows[number]["edges"] = blob
             existing = list(self.db.query("select sources from models where name = ?", [model]))
             known_sources = json.loads(existing[0]["sources"]) if existing else []
             all_sources = list(dict.fromkeys([*known_sources, *sources]))
             self.db.table("models").upsert({"name": model, "illustrative": int(illustrative), "note": note,
                                            "sources": json.dumps(all_sources), "imported_at": now}, pk="name")
-            self.db.table("predictions").insert_all(rows, replace=True, batch_size=500)
+            columns = list(rows[0]) if rows else []
+            self.db.conn.executemany(f"insert or replace into predictions ({', '.join(columns)}) values "
+                                     f"({', '.join('?' * len(columns))})", [tuple(r.values()) for r in rows])
             for chunk in _chunks([r["instance_key"] for r in rows], 500):
                 marks = ",".join("?" * len(chunk))
                 self.db.execute(f"delete from scores where model = ? and instance_key in ({marks})", [model, *chunk])
@@ -292,7 +309,9 @@ class Workspace:
             for chunk in _chunks(list(keys), 500):
                 rows += self.db.query(f"select * from predictions where model = ? and instance_key in "
                                       f"({','.join('?' * len(chunk))})", [model, *chunk])
-        return {r["instance_key"]: _prediction(r) for r in rows}
+        keys_of = {key: tuple(mapping) for key, mapping in
+                   self.ground_truth_mappings([r["instance_key"] for r in rows if r["raw_unchecked"]]).items()}
+        return {r["instance_key"]: _prediction(r, keys_of.get(r["instance_key"])) for r in rows}
 
     def predicted_keys(self, model: str) -> set[str]:
         """The instances `model` has a prediction for (without reading the predictions)."""
@@ -323,6 +342,44 @@ class Workspace:
         sql = "select key, ground_truth from instances"
         rows = self.db.execute(sql).fetchall() if keys is None else self._rows_of_keys(sql + " where key in", [], keys)
         return {key: json.loads(text) for key, text in rows}
+
+    def prediction_edges(self, model: str, keys: Iterable[str]) -> dict[str, bytes]:
+        """The edge blob (`core.dataset.name_ids`) of each of the model's predictions of `keys` it has."""
+        keys = list(keys)
+        sql = "select instance_key, language, edges, graph from predictions where model = ?"
+        update = "update predictions set edges = ? where model = ? and instance_key = ?"
+        if len(keys) > MANY_KEYS:  # most of them: one scan beats asking 500 at a time
+            wanted = set(keys)
+            return {k: b for k, b in self._edge_blobs(sql, [model], None, update).items() if k in wanted}
+        return self._edge_blobs(sql + " and instance_key in", [model], keys, update)
+
+    def truth_edges(self, keys: Iterable[str]) -> dict[str, bytes]:
+        """The edge blob of the ground truth of each of the instances `keys`."""
+        return self._edge_blobs("select key, language, truth_edges, ground_truth from instances where key in", [],
+                                keys, "update instances set truth_edges = ? where key = ?")
+
+    def _edge_blobs(self, sql: str, parameters: list, keys: Iterable[str] | None, update: str) -> dict[str, bytes]:
+        """Blobs as stored (of `keys`, or of every row of `sql`); a row stored before blobs were gets its blob now
+        (from its JSON), and keeps it."""
+        blobs, missing = {}, []
+        rows = self.db.execute(sql, parameters).fetchall() if keys is None else \
+            self._rows_of_keys(sql, parameters, keys)
+        for key, language, blob, text in rows:
+            if blob is None:
+                missing.append((key, language, text))
+            else:
+                blobs[key] = blob
+        if missing:
+            with self.db.atomic():
+                for key, language, text in missing:
+                    blobs[key] = blob = self.names.edge_blob(language, CallGraph.from_dict(json.loads(text)).edges)
+                    self.db.execute(update, [blob, *parameters, key])
+        return blobs
+
+    def names_after(self, language: str, after: int) -> list[tuple[int, str]]:
+        """(id, name) of the language's interned names with ids above `after`, by id."""
+        return self.db.execute("select id, name from names where language = ? and id > ? order by id",
+                               [language, after]).fetchall()
 
     def _rows_of_keys(self, sql: str, parameters: list, keys: Iterable[str]) -> list[tuple]:
         """The rows of `sql`, which ends in `in`, for `keys`, asked 500 at a time (SQLite's limit on variables)."""
@@ -529,17 +586,25 @@ def _prediction_row(p: Prediction) -> dict:
             "prompt_wording": p.prompt_wording,
             "tokens_in": p.tokens_in, "tokens_out": p.tokens_out, "latency_s": p.latency_s,
             "cost_usd": p.cost_usd, "source": p.source, "reasoning": p.reasoning,
-            "reasoning_tokens": p.reasoning_tokens}
+            "reasoning_tokens": p.reasoning_tokens, "raw_unchecked": int(p.raw_unchecked)}
 
 
-def _prediction(r: dict) -> Prediction:
+def _prediction(r: dict, keys: tuple[str, ...] | None = None) -> Prediction:
+    """The stored prediction; one whose raw response is unchecked (`Prediction.raw_unchecked`) gets the response's
+    problems now, read against the question `keys`."""
+    graph = CallGraph.from_dict(json.loads(r["graph"]))
+    problems = tuple(json.loads(r["parse_problems"]))
+    if r["raw_unchecked"] and keys is not None:
+        problems += tuple(given_graph_problems(r["raw_response"], graph, keys))
     return Prediction(instance_id=r["instance_id"], model=r["model"], language=r["language"],
-                      graph=CallGraph.from_dict(json.loads(r["graph"])), raw_response=r["raw_response"],
-                      parse_problems=tuple(json.loads(r["parse_problems"])), prompt_hash=r["prompt_hash"] or "",
-                      prompt_wording=r.get("prompt_wording") or "",
+                      graph=graph, raw_response=r["raw_response"], parse_problems=problems,
+                      prompt_hash=r["prompt_hash"] or "", prompt_wording=r.get("prompt_wording") or "",
                       tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], latency_s=r["latency_s"],
                       cost_usd=r["cost_usd"], source=r["source"] or "", reasoning=r.get("reasoning"),
                       reasoning_tokens=r.get("reasoning_tokens"))
+
+
+MANY_KEYS = 1000  # asked for more rows of a model than this, read them all
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:

@@ -159,5 +159,23 @@ def m012_child_processes(db):
     db["runs"].add_column("traced_children", int)
 
 
+@MIGRATIONS()
+def m013_raw_unchecked(db):
+    """Whether a stored prediction's raw response is still to be parsed for its problems (`Prediction.raw_unchecked`:
+    an import leaves that to the first read). Older predictions were checked when stored."""
+    db["predictions"].add_column("raw_unchecked", int, not_null_default=0)
+
+
+@MIGRATIONS()
+def m014_interned_edges(db):
+    """Names interned as integers per language, and each prediction's and ground truth's edges as a blob of id
+    pairs beside its JSON (`core.dataset.name_ids`), so scoring neither decodes JSON nor normalises a name twice.
+    Older rows get their blob when first scored."""
+    db["names"].create({"id": int, "language": str, "name": str}, pk="id")
+    db["names"].create_index(["language", "name"], unique=True)
+    db["predictions"].add_column("edges", bytes)
+    db["instances"].add_column("truth_edges", bytes)
+
+
 def latest_version() -> int:
     return len(MIGRATIONS._migrations)

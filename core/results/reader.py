@@ -19,24 +19,19 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from pathlib import Path
+from typing import BinaryIO
 
 from core.errors import ResultsError
 from core.languages import registry
 from core.problems import Problem
 from core.records import CallGraph, Prediction
-from core.safe_files import (
-    INT64,
-    MAX_RESULTS_BYTES,
-    parse_json,
-    parse_json_gradually,
-    read_bytes,
-    refusal,
-    why_unreadable,
-)
+from core.results.json_pieces import JsonError, JsonPieces, NotUtf8
+from core.safe_files import INT64, MAX_RESULTS_BYTES, open_bytes, parse_json, refusal, why_unreadable
 from core.scoring.answers import parse_answer
 from core.scoring.run_family import member_name
 
@@ -47,6 +42,9 @@ def _released_name(languages: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"^(?P<slug>.+?)_(?P<language>{'|'.join(map(re.escape, languages))})"
                       r"_t(?P<temperature>[0-9.]+)_r(?P<run>\d+)\.json$")
 OPTIONAL_NUMBERS = ("tokens_in", "tokens_out", "latency_s", "cost_usd", "reasoning_tokens")
+OPTIONAL_TEXTS = ("prompt_hash", "prompt_wording", "reasoning")
+# What is read of a record (the release's also hold the ground truth, metrics and input, never read here).
+USED_FIELDS = ("prediction", "raw_response", *OPTIONAL_NUMBERS, *OPTIONAL_TEXTS)
 
 
 @dataclass(frozen=True)
@@ -66,8 +64,11 @@ class ResultRecord:
 
 @dataclass
 class ResultsFile:
+    """One results file being read: `records` is read lazily (a piece of the file at a time), and `problems` grows
+    while it is read; `metadata` is known before the first record comes."""
+
     path: Path
-    records: list[ResultRecord]
+    records: Iterable[ResultRecord]
     metadata: dict
     problems: list[Problem]
 
@@ -87,52 +88,81 @@ def find_results_files(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def read_results_file(path: Path, model: str | None = None) -> ResultsFile:
-    """Read one file; `model` overrides the model name found in it."""
+    """Read one whole file; `model` overrides the model name found in it."""
+    results = open_results_file(path, model)
+    results.records = list(results.records)
+    return results
+
+
+def open_results_file(path: Path, model: str | None = None) -> ResultsFile:
+    """A file whose records are read as they are taken (see `ResultsFile`); `model` overrides the model name."""
+    results = ResultsFile(path, (), {}, [])
     try:
-        text = read_bytes(path, MAX_RESULTS_BYTES).decode("utf-8")
-    except UnicodeDecodeError as error:
-        return ResultsFile(path, [], {}, [Problem(str(path), f"not valid UTF-8 (byte {error.start})")])
+        handle = open_bytes(path, MAX_RESULTS_BYTES)
     except OSError as error:
-        return ResultsFile(path, [], {}, [Problem(str(path), why_unreadable(error))])
-    if path.suffix == ".jsonl":
-        return _read_jsonl(path, text, model)
-    try:
-        data = parse_json_gradually(text)  # beside the window: a 14 MB file in one call held the GIL 50 ms
-    except json.JSONDecodeError as error:
-        return ResultsFile(path, [], {}, [Problem(str(path), f"invalid JSON at line {error.lineno}: {error.msg}")])
-    if isinstance(data, dict) and isinstance(data.get("results"), dict):
-        return _read_released(path, data, model)
-    return ResultsFile(path, [], {}, [Problem(str(path), 'not a results file: expected {"metadata": ..., '
-                                              '"results": {...}} (or use .jsonl for one record per line)')])
+        results.problems.append(Problem(str(path), why_unreadable(error)))
+        return results
+    results.records = _records(results, handle, model)
+    return results
 
 
-def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> Prediction:
-    """Build the Prediction for a record matched to an instance whose ground-truth keys are `keys`.
+def _records(results: ResultsFile, handle: BinaryIO, model: str | None) -> Iterator[ResultRecord]:
+    path = results.path
+    with handle:
+        pieces = JsonPieces(handle, MAX_RESULTS_BYTES)
+        try:
+            if path.suffix == ".jsonl":
+                yield from _jsonl_records(results, pieces, model)
+            elif pieces.peek() != "{":
+                pieces.value()  # JSON or not: say which
+                pieces.at = len(pieces.text)
+                results.problems.append(Problem(str(path), NOT_RESULTS))
+            else:
+                yield from _released_records(results, pieces, model)
+        except JsonError as error:
+            results.problems.append(Problem(str(path), f"invalid JSON at line {error.line}: {error.message}"))
+        except NotUtf8 as error:
+            results.problems.append(Problem(str(path), str(error)))
+        except OSError as error:
+            results.problems.append(Problem(str(path), why_unreadable(error)))
+
+
+# What in a record's text can make `refusal` refuse it, besides a number made a `Refused` marker and a value nested
+# too deep (`JsonPieces` counts both): an escaped surrogate (a lone one can be neither stored nor printed).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+NOT_RESULTS = 'not a results file: expected {"metadata": ..., "results": {...}} (or use .jsonl for one record per line)'
+
+
+def to_prediction(record: ResultRecord, language: str, question_keys: Callable[[], Sequence[str]]) -> Prediction:
+    """Build the Prediction for a record matched to an instance whose ground-truth keys `question_keys()` gives (it
+    is called only for a record that needs them: one whose response is parsed now, or with no prediction).
 
     A stored `prediction` is used as is (that is what the released metric script scores); the raw
-    response, when present, is parsed too, and any difference is reported as a problem. A released
+    response, when present, is parsed too, and any difference is reported as a problem (when the workspace reads
+    the prediction back: `Prediction.raw_unchecked`, so an import does not parse every answer). A released
     record without `prediction` is scored as empty (as the paper's script scores it); elsewhere the
     raw response is parsed.
     """
     problems: list[str] = [record.problem] if record.problem else []
-    parsed = parse_answer(record.raw_response, keys) if record.raw_response is not None else None
-    if parsed is not None:
-        problems.extend(parsed.problems)
+    raw_unchecked = False
     if record.prediction is not None:
         graph, shape_problems = _graph_from_stored(record.prediction)
+        if record.raw_response is not None and shape_problems:
+            problems.extend(parse_answer(record.raw_response, question_keys()).problems)
         problems.extend(shape_problems)
-        if parsed is not None and not shape_problems and parsed.graph.edge_set != graph.edge_set:
-            changed = len(parsed.graph.edge_set ^ graph.edge_set)
-            problems.append(f"stored prediction differs from the parsed raw_response in {changed} "
-                            "edge(s); the stored one is scored")
-    elif parsed is not None and record.released:
-        graph = CallGraph(tuple(keys), ())
+        # a well-formed stored prediction's raw response is checked when read back, not on the import's path
+        raw_unchecked = record.raw_response is not None and not shape_problems
+    elif record.raw_response is not None and record.released:
+        graph = CallGraph(tuple(question_keys()), ())
+        problems.extend(parse_answer(record.raw_response, question_keys()).problems)
         problems.append('no "prediction" in the record: scored as empty, as the paper\'s metric scores it (the raw '
                         "response is kept; the studio rules read it)")
-    elif parsed is not None:
+    elif record.raw_response is not None:
+        parsed = parse_answer(record.raw_response, question_keys())
         graph = parsed.graph
+        problems.extend(parsed.problems)
     else:
-        graph = CallGraph(tuple(keys), ())
+        graph = CallGraph(tuple(question_keys()), ())
         if not record.problem:
             problems.append("record has neither prediction nor raw_response")
     extras = record.extras
@@ -142,75 +172,114 @@ def to_prediction(record: ResultRecord, language: str, keys: Sequence[str]) -> P
         prompt_hash=str(extras.get("prompt_hash") or ""), prompt_wording=str(extras.get("prompt_wording") or ""),
         tokens_in=extras.get("tokens_in"), tokens_out=extras.get("tokens_out"),
         latency_s=extras.get("latency_s"), cost_usd=extras.get("cost_usd"), source=record.where,
-        reasoning=extras.get("reasoning"), reasoning_tokens=extras.get("reasoning_tokens"),
+        reasoning=extras.get("reasoning"), reasoning_tokens=extras.get("reasoning_tokens"), raw_unchecked=raw_unchecked,
     )
 
 
-def _read_released(path: Path, data: dict, model: str | None) -> ResultsFile:
-    metadata = data.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
-    problems = []
+def _released_records(results: ResultsFile, pieces: JsonPieces, model: str | None) -> Iterator[ResultRecord]:
+    """The records of a released file, read one at a time. The release writes "metadata" first; a file that puts
+    "results" first has its records held until the metadata is read (they are named after it)."""
+    path, held, context = results.path, [], None
+    found_results = False
+    for name in pieces.members():
+        if name == "results" and pieces.peek() == "{":
+            found_results = True
+            for number, program_id in enumerate(pieces.members(), 1):
+                refused = pieces.refused
+                entry = pieces.value()
+                plain = (pieces.refused == refused and not pieces.cut
+                         and not _SURROGATE_ESCAPE.search(pieces.last_text()))
+                if context is None:
+                    held.append((program_id, number, entry, plain))
+                else:
+                    yield from _released_record(results, context, program_id, number, entry, plain)
+        elif name == "metadata" and context is None:
+            metadata = pieces.value()
+            context = _released_context(results, metadata if isinstance(metadata, dict) else {}, model)
+        else:
+            pieces.value()
+    if not pieces.at_end():
+        raise pieces.error("extra data after the results", pieces.at)
+    if not found_results:
+        results.problems.append(Problem(str(path), NOT_RESULTS))
+        return
+    context = context or _released_context(results, {}, model)
+    for program_id, number, entry, plain in held:
+        yield from _released_record(results, context, program_id, number, entry, plain)
+
+
+def _released_context(results: ResultsFile, metadata: dict, model: str | None) -> tuple[str | None, str]:
+    """(language, model name) of a released file, from its metadata and its name."""
+    path = results.path
     unusable = refusal(metadata)
     if unusable:
-        problems.append(Problem(str(path), f"metadata not read: {unusable}; the file name names the model",
-                                "warning"))
+        results.problems.append(Problem(str(path), f"metadata not read: {unusable}; the file name names the model",
+                                        "warning"))
         metadata = {}
+    results.metadata = metadata
     named = _released_name(registry.names()).match(path.name)
     language = metadata.get("language") or (named.group("language") if named else None)
     if not registry.is_known(language):
-        problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
-                                "records are matched by id alone", "warning"))
+        results.problems.append(Problem(str(path), f"unknown language {language!r} in metadata and file name; "
+                                        "records are matched by id alone", "warning"))
         language = None
-    model_name = model or _model_name(metadata, named, path)
-    records = []
-    for number, (program_id, entry) in enumerate(data["results"].items(), 1):
-        unusable = refusal(program_id)
-        if unusable:
-            problems.append(Problem(f"{path}#{number}", f"program id not read: {unusable}; skipped"))
-            continue
-        where = f"{path.name}#{program_id}"
-        unusable = refusal(entry)
-        if unusable:
-            records.append(ResultRecord(program_id, model_name, language, where=where, released=True,
-                                        problem=f"record not read: {unusable}; scored as empty"))
-            continue
-        if not isinstance(entry, dict):
-            records.append(ResultRecord(program_id, model_name, language, where=where,
-                                        problem=f"record is {type(entry).__name__}, not an object"))
-            continue
-        records.append(_record(program_id, model_name, language, entry, where, released=True))
-    return ResultsFile(path, records, metadata, problems)
+    return language, model or _model_name(metadata, named, path)
 
 
-def _read_jsonl(path: Path, text: str, model: str | None) -> ResultsFile:
-    records, problems = [], []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{number}"
+def _released_record(results: ResultsFile, context: tuple[str | None, str], program_id: str, number: int,
+                     entry: object, plain: bool) -> Iterator[ResultRecord]:
+    """One record; `plain` when its text holds nothing `refusal` refuses but values nested deeper than
+    MAX_JSON_DEPTH yet not too deep to decode (only a callee can be one, and a nested callee is left out), so
+    checking it would be wasted."""
+    language, model_name = context
+    unusable = refusal(program_id)
+    if unusable:
+        results.problems.append(Problem(f"{results.path}#{number}", f"program id not read: {unusable}; skipped"))
+        return
+    where = f"{results.path.name}#{program_id}"
+    used = {key: entry[key] for key in USED_FIELDS if key in entry} if isinstance(entry, dict) else entry
+    unusable = "" if plain else refusal(used)  # the rest of a record is never read
+    if unusable:
+        yield ResultRecord(program_id, model_name, language, where=where, released=True,
+                           problem=f"record not read: {unusable}; scored as empty")
+    elif not isinstance(entry, dict):
+        yield ResultRecord(program_id, model_name, language, where=where,
+                           problem=f"record is {type(entry).__name__}, not an object")
+    else:
+        yield _record(program_id, model_name, language, entry, where, released=True)
+
+
+def _jsonl_records(results: ResultsFile, pieces: JsonPieces, model: str | None) -> Iterator[ResultRecord]:
+    path = results.path
+    while not pieces.at_end():
+        line = pieces.line(pieces.at)
+        end = pieces.text.find("\n", pieces.at)
+        while end < 0 and pieces.more():
+            end = pieces.text.find("\n", pieces.at)
+        end = len(pieces.text) if end < 0 else end
+        text, pieces.at = pieces.text[pieces.at:end], end
+        where = f"{path.name}:{line}"
         try:
-            entry = parse_json(line)
+            entry = parse_json(text)
         except json.JSONDecodeError as error:
-            problems.append(Problem(f"{path}:{number}", f"invalid JSON: {error.msg}"))
+            results.problems.append(Problem(f"{path}:{line}", f"invalid JSON: {error.msg}"))
             continue
         unusable = refusal(entry)
         if unusable:
-            problems.append(Problem(f"{path}:{number}", f"not read: {unusable}; skipped"))
+            results.problems.append(Problem(f"{path}:{line}", f"not read: {unusable}; skipped"))
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("instance_id"), str):
-            problems.append(Problem(f"{path}:{number}", 'expected an object with a string "instance_id"'))
+            results.problems.append(Problem(f"{path}:{line}", 'expected an object with a string "instance_id"'))
             continue
         model_name = model or entry.get("model")
         if not isinstance(model_name, str) or not model_name:
-            problems.append(Problem(f"{path}:{number}", 'no "model" (give one with --model)'))
+            results.problems.append(Problem(f"{path}:{line}", 'no "model" (give one with --model)'))
             continue
         language = entry.get("language")
         if language is not None and not registry.is_known(language):
-            problems.append(Problem(f"{path}:{number}", f"unknown language {language!r}"))
+            results.problems.append(Problem(f"{path}:{line}", f"unknown language {language!r}"))
             continue
-        records.append(_record(entry["instance_id"], model_name, language, entry, where))
-    return ResultsFile(path, records, {}, problems)
+        yield _record(entry["instance_id"], model_name, language, entry, where)
 
 
 def _record(program_id: str, model: str, language: str | None, entry: dict, where: str,
@@ -226,7 +295,7 @@ def _record(program_id: str, model: str, language: str | None, entry: dict, wher
             problem = problem or f"{key} {value} does not fit a 64-bit integer; left out"
     if isinstance(extras.get("reasoning_tokens"), float) or (extras.get("reasoning_tokens") or 0) < 0:
         del extras["reasoning_tokens"]  # a count, or nothing
-    for text in ("prompt_hash", "prompt_wording", "reasoning"):
+    for text in OPTIONAL_TEXTS:
         if isinstance(entry.get(text), str):
             extras[text] = entry[text]
     return ResultRecord(program_id, model, language, entry.get("prediction"), raw, extras, where, problem, released)
@@ -236,6 +305,9 @@ def _graph_from_stored(stored: object) -> tuple[CallGraph, list[str]]:
     """The edges the paper's metric reads from a stored `{caller: [callees]}`: every callee as written
     (blank ones too); a caller whose value is not a list has none; a callee that is a JSON number,
     boolean or null is an edge too (it can only be a false positive), kept as `NOT_A_STRING`."""
+    if isinstance(stored, dict) and set(map(type, stored.values())) <= {list} and \
+            set(map(type, chain.from_iterable(stored.values()))) <= {str}:  # the common case, checked in C
+        return CallGraph.from_dict(stored), []
     if not isinstance(stored, dict):
         return CallGraph(), [f"prediction is {type(stored).__name__}, not an object; scored as empty"]
     keys, edges = [], []

@@ -147,6 +147,17 @@ def parse_answer(text: str | None, keys: Sequence[str], rules: str = DEFAULT_RUL
     return ParsedAnswer(CallGraph.from_dict({key: mapping.get(key, ()) for key in keys}), tuple(problems))
 
 
+def given_graph_problems(raw: str, graph: CallGraph, keys: Sequence[str]) -> list[str]:
+    """The problems of a raw response given with its graph (a released record's stored prediction, which is what
+    the paper scores): the response's own parse problems, and how far its edges differ from the graph."""
+    parsed = parse_answer(raw, keys)
+    problems = list(parsed.problems)
+    if parsed.graph.edge_set != graph.edge_set:
+        problems.append(f"stored prediction differs from the parsed raw_response in "
+                        f"{len(parsed.graph.edge_set ^ graph.edge_set)} edge(s); the stored one is scored")
+    return problems
+
+
 class _Scan:
     """The numbered lines of a response: `numbered` (line index -> (number or None when it cannot be read
     as an int, answer)), `last` (question number -> the line index that answers it) and `answers`

@@ -23,6 +23,7 @@ from core.freeing import free_gradually
 from core.languages import registry
 from core.records import CallGraph, Edge
 from core.scoring.answers import scored_graph
+from core.scoring.edge_counts import count_blobs
 from core.scoring.metrics import (
     INSTANCE_RULE,
     Counts,
@@ -115,6 +116,7 @@ class NormalisedTruths:
         self.ws, self.modes, self.rules = ws, frozenset(modes), rules
         self.edges: dict[str, frozenset[tuple[str, str]]] = {}  # normalised ground-truth edges per instance
         self.keys: dict[str, tuple[str, ...]] = {}  # the question keys, for rule sets that re-read answers
+        self.blobs: dict[str, bytes] = {}  # interned ground-truth edges (core.dataset.name_ids), for paper rules
 
     def __call__(self, keys: list[str], languages: dict[str, str]) -> dict[str, frozenset]:
         needed = [k for k in keys if k not in self.edges]
@@ -124,9 +126,13 @@ class NormalisedTruths:
                 self.keys[key] = tuple(mapping)
         return self.edges
 
+    def truth_edges(self, keys: list[str]) -> dict[str, bytes]:
+        self.blobs.update(self.ws.truth_edges([k for k in keys if k not in self.blobs]))
+        return self.blobs
+
     def release(self) -> None:
         """Free the edge sets without holding the GIL for the whole of it (`core.freeing`)."""
-        free_gradually(self.edges, self.keys)
+        free_gradually(self.edges, self.keys, self.blobs)
 
 
 FEW_PROGRAMS = 1000
@@ -145,7 +151,9 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
     if truths is not None and (truths.modes, truths.rules) != (frozenset(modes), rules):
         raise ValueError(f"the shared truths are normalised with {truths.rules} rules and {sorted(truths.modes)}, "
                          f"not {rules} and {sorted(modes)}")
-    if missing_keys:
+    if missing_keys and rules == PAPER:  # the stored graphs are what counts: score their interned edges
+        cached.update(count_stored(ws, model, {k: languages[k] for k in missing_keys}, frozenset(modes), truths))
+    elif missing_keys:
         own = truths is None
         truths = truths or NormalisedTruths(ws, modes, rules)
         fresh = {k: count_edges(truth, predicted)
@@ -156,6 +164,17 @@ def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], mode
         if own:
             truths.release()
     return {k: cached[k] for k in languages if k in cached}
+
+
+def count_stored(ws: Workspace, model: str, languages: Mapping[str, str], modes: frozenset[str] = frozenset(MODES),
+                 truths: NormalisedTruths | None = None) -> dict[str, Counts]:
+    """Count, under the paper's rules, the model's stored predictions of the keys of `languages` (key -> language)
+    from their interned edges, and cache the counts. `truths` may share the ground truths' edges between models."""
+    keys = list(languages)
+    truth_edges = truths.truth_edges(keys) if truths is not None else ws.truth_edges(keys)
+    fresh = count_blobs(ws, languages, truth_edges, ws.prediction_edges(model, keys), modes)
+    ws.store_counts(model, scoring_key(modes, PAPER), fresh)
+    return fresh
 
 
 def instance_diffs(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: Iterable[str] = MODES,

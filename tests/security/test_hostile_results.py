@@ -14,7 +14,7 @@ from tests.builders import PY_GRAPH, released_dataset
 from tests.llm_server import answer_text
 from tests.security.test_hostile_dataset import run_cli
 
-IDS = ["ok_0001", "deep_0001", "digits_0001", "huge_0001", "surrogate_0001", "keysurrogate_0001"]
+IDS = ["ok_0001", "deep_0001", "deepinput_0001", "digits_0001", "huge_0001", "surrogate_0001", "keysurrogate_0001"]
 DEEP = "[" * 100_000 + "]" * 100_000
 DIGITS = "7" * 5_000
 
@@ -48,7 +48,8 @@ def test_each_hostile_record_of_a_released_file_is_its_own_problem(dataset, tmp_
     folder.mkdir()
     released_file(folder, {
         "ok_0001": good(tokens_in=12),
-        "deep_0001": '{"raw_response": "1. main.run", "prediction": {"main": ["main.run"]}, "input": ' + DEEP + "}",
+        "deep_0001": '{"raw_response": "1. main.run", "prediction": {"main": ' + DEEP + '}}',
+        "deepinput_0001": good()[:-1] + ', "input": ' + DEEP + "}",
         "digits_0001": '{"raw_response": "1. main.run", "prediction": {"main": []}, "tokens_in": ' + DIGITS + "}",
         "huge_0001": good(tokens_in=2 ** 63, tokens_out=-(2 ** 63) - 1, latency_s=1.5),
         "surrogate_0001": '{"raw_response": "1. main.run \\ud800", "prediction": {"main": ["main.run"]}}',
@@ -57,13 +58,15 @@ def test_each_hostile_record_of_a_released_file_is_its_own_problem(dataset, tmp_
     workspace = tmp_path / "ws.sqlite"
     done = run_cli("import-results", dataset, folder, "--workspace", workspace)
     assert done.returncode == 0, done.stderr
-    assert "m1: 5 prediction(s) stored" in done.stdout, done.stdout
-    assert [line for line in done.stdout.splitlines() if "#6" in line] == \
-        [f"error: {folder / 'm1_python_t0.0_r0.json'}#6: program id not read: a string with a lone surrogate "
+    assert "m1: 6 prediction(s) stored" in done.stdout, done.stdout
+    assert [line for line in done.stdout.splitlines() if "#7" in line] == \
+        [f"error: {folder / 'm1_python_t0.0_r0.json'}#7: program id not read: a string with a lone surrogate "
          "(\\udfff); skipped"]
 
     ok = parse_problems(dataset, workspace, "m1", "ok_0001")
     assert ok["f1"] == 1.0 and ok["parse_problems"] == []
+    unread = parse_problems(dataset, workspace, "m1", "deepinput_0001")  # what is never read is never refused
+    assert unread["f1"] == 1.0 and unread["parse_problems"] == []
     for program, reason in (("deep_0001", "nested deeper than 64 levels"),
                             ("digits_0001", "a number of 5,000 characters (the bound is 40)"),
                             ("surrogate_0001", "a string with a lone surrogate (\\ud800)")):

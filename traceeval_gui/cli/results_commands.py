@@ -12,6 +12,7 @@ from core.scoring.rules import rules_title
 from core.scoring.scores import instance_diff, score_table
 from core.scoring.tables import render_table
 from traceeval_gui.cli.common import (
+    ProgressLine,
     instance_key_of,
     model_names,
     modes_from,
@@ -29,7 +30,8 @@ MODEL_COLUMNS = ("name", "predictions", "illustrative", "note", "sources", "impo
 def import_results(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
-        return report_import(ws, import_into(ws, args.results, args.model), args.format, "import-results")
+        report = import_into(ws, args.results, args.model, ProgressLine("results files", minimum_total=2))
+        return report_import(ws, report, args.format, "import-results")
 
 
 def report_import(ws, report, fmt: str, schema: str) -> int:
@@ -54,7 +56,7 @@ def score(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
         if args.results:
-            report = import_into(ws, args.results)
+            report = import_into(ws, args.results, progress=ProgressLine("results files", minimum_total=2))
             for problem in report.problems:
                 print(f"{problem.severity}: {problem}", file=sys.stderr)
         models = model_names(args.models, ws)

@@ -239,7 +239,8 @@ class ImportResultsJob(Job):
 
     def work(self, progress: Progress) -> ImportReport:
         progress(0, 0, "importing results")
-        with Workspace(self.workspace_path) as ws:
-            return import_results(ws, self.paths, self.model)  # it reads every results file below a folder
+        with Workspace(self.workspace_path) as ws:  # every results file below a folder, a file at a time
+            return import_results(ws, self.paths, self.model,
+                                  lambda done, files, name: progress(done, files, f"importing {name}"))
 
 

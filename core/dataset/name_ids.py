@@ -1,0 +1,63 @@
+"""Names interned as integers, per language, and call edges stored compactly as pairs of them (issue #24).
+
+Every name a ground truth or a prediction uses gets one id in the workspace's `names` table; a graph's edges are
+kept beside its JSON as a blob of little-endian int32 (caller, callee) pairs, each edge once. Scoring reads the
+blobs and normalises each distinct name once (`core.scoring.edge_counts`), instead of decoding JSON and
+normalising every name of every edge.
+
+Ids never change and names are never removed, so several processes may intern at once: a new name is inserted
+if absent and its id read back inside the caller's write transaction, and what a process remembers stays true.
+"""
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from functools import cache
+from itertools import chain
+from typing import TYPE_CHECKING
+
+from core.records import Edge
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@cache
+def edge_dtype() -> np.dtype:
+    """Little-endian int32, the blobs' element (numpy is imported when edges are first stored or counted)."""
+    import numpy as np
+
+    return np.dtype("<i4")
+
+
+class NameIds:
+    """The workspace's name -> id table, remembered per language as it is used."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.known: dict[str, dict[str, int]] = {}
+
+    def edge_blob(self, language: str, edges: Sequence[Edge]) -> bytes:
+        """The blob of `edges` (distinct, as a `CallGraph`'s are); call inside a write transaction (new names are
+        inserted)."""
+        return self.edge_blobs(language, [edges])[0]
+
+    def edge_blobs(self, language: str, graphs: Sequence[Sequence[Edge]]) -> list[bytes]:
+        """One blob per graph's edges (distinct), interning new names once for all of them."""
+        import numpy as np
+
+        ids = self._ids(language, set(chain.from_iterable(chain.from_iterable(graphs))))
+        return [np.fromiter(map(ids.__getitem__, chain.from_iterable(edges)), edge_dtype(), 2 * len(edges)).tobytes()
+                for edges in graphs]
+
+    def _ids(self, language: str, names: set[str]) -> dict[str, int]:
+        known = self.known.setdefault(language, {})
+        new = [name for name in names if name not in known]
+        for start in range(0, len(new), 500):
+            chunk = new[start:start + 500]
+            self.conn.executemany("insert or ignore into names (language, name) values (?, ?)",
+                                  [(language, name) for name in chunk])
+            marks = ",".join("?" * len(chunk))
+            known.update(self.conn.execute(f"select name, id from names where language = ? and name in ({marks})",
+                                           [language, *chunk]))
+        return known
