@@ -259,7 +259,6 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     started = time.monotonic()
     process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
                                    env=env, pass_fds=descriptors, spare=spare)
-    sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
     try:
         exits = ExitWatch(process.pid)
     except OSError:
@@ -271,24 +270,25 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     timed_out = cancelled = False
     child_logs_limited = ""
     try:
-        with exits:
-            deadline = started + limits.wall_s
-            next_watch = started + child_log_folder.WATCH_INTERVAL_S
-            while not exits.wait(_next_wake(deadline, next_watch if child_logs is not None else None, cancel)):
-                if budget.exceeded.is_set():
+        sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
+        deadline = started + limits.wall_s
+        next_watch = started + child_log_folder.WATCH_INTERVAL_S
+        while not exits.wait(_next_wake(deadline, next_watch if child_logs is not None else None, cancel)):
+            if budget.exceeded.is_set():
+                break
+            if child_logs is not None and time.monotonic() >= next_watch:
+                next_watch = time.monotonic() + child_log_folder.WATCH_INTERVAL_S
+                child_logs_limited = child_log_folder.over_budget(child_logs)
+                if child_logs_limited:
                     break
-                if child_logs is not None and time.monotonic() >= next_watch:
-                    next_watch = time.monotonic() + child_log_folder.WATCH_INTERVAL_S
-                    child_logs_limited = child_log_folder.over_budget(child_logs)
-                    if child_logs_limited:
-                        break
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    break
-                if time.monotonic() >= deadline:
-                    timed_out = True
-                    break
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
     finally:
+        exits.close()
         _kill_tree(process, cgroups)
         out.join()
         err.join()
