@@ -46,7 +46,11 @@ class CallGraph:
         # iterated in C, without a Python step per caller: a results file's graphs hold millions of edges
         callees = list(map(list, mapping.values()))
         callers = chain.from_iterable(map(repeat, mapping, map(len, callees)))
-        return cls(tuple(mapping), tuple(dict.fromkeys(zip(callers, chain.from_iterable(callees)))))
+        edges = tuple(dict.fromkeys(zip(callers, chain.from_iterable(callees))))
+        graph = cls(tuple(mapping), edges)
+        if len(edges) == sum(map(len, callees)):  # no callee twice: `to_dict` is the mapping again
+            object.__setattr__(graph, "_callees", callees)
+        return graph
 
     @classmethod
     def from_edges(cls, edges: Iterable[Edge], keys: Iterable[str] = ()) -> CallGraph:
@@ -58,6 +62,9 @@ class CallGraph:
 
     def to_dict(self) -> dict[str, list[str]]:
         """The TraceEval `{caller: [callees]}` form, keys in order (edge-only callers appended)."""
+        callees = self.__dict__.get("_callees")
+        if callees is not None:  # made by `from_dict` from this very form
+            return dict(zip(self.keys, map(list, callees)))
         out: dict[str, list[str]] = {key: [] for key in self.keys}
         for caller, edges in groupby(self.edges, itemgetter(0)):  # a caller's edges come together, mostly
             out.setdefault(caller, []).extend(map(itemgetter(1), edges))

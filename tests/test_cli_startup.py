@@ -11,7 +11,8 @@ import pytest
 
 from resources import DEMO_DATASET
 
-NOT_FOR_STARTUP = ("openai", "networkx", "PySide6", "pyqtgraph", "tree_sitter", "pygments")
+# pandas: sqlite_utils imports it when installed, unless core.dataset.workspace_db hides it
+NOT_FOR_STARTUP = ("openai", "networkx", "PySide6", "pyqtgraph", "tree_sitter", "pygments", "pandas")
 NOT_FOR_TRACE = ("openai", "PySide6", "pyqtgraph", "networkx")
 SMALL_PROGRAM = DEMO_DATASET / "benchmark" / "python" / "calcpad_0001"
 

@@ -1,16 +1,20 @@
 """Indexing's shortcuts change nothing in the workspace: the demo and a synthetic dataset (with broken and hostile
-programs) indexed by today's code and by the reference paths it replaced (the full Java symbol scan for `main`, the
-full `refusal` walk of every ground truth) give the same instance rows and the same problems."""
+programs) indexed by today's code and by the reference paths it replaced (the full Java symbol scan for `main`
+instead of the text and the cheaper parse, the full `refusal` walk of every ground truth) give the same instance rows
+and the same problems."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 import core.dataset.layout
 import core.symbols.java_main
+import core.symbols.java_main_text
 from core.dataset.indexing import refresh_index
+from core.dataset.layout import SKIPPED_DIRS, _source_files
 from core.dataset.workspace import Workspace
 from resources import DEMO_DATASET
 from tests.bench.synthetic import corrupt, generate, split_ids
@@ -60,6 +64,7 @@ def test_the_index_is_the_same_as_with_the_full_scans(dataset: str, tmp_path: Pa
     root = DEMO_DATASET if dataset == "demo" else _synthetic(tmp_path / "dataset")
     rows, problems = _index(root, tmp_path / "new.sqlite")
     monkeypatch.setattr(core.symbols.java_main, "main_methods", core.symbols.java_main.main_methods_by_full_scan)
+    monkeypatch.setattr(core.symbols.java_main_text, "plain_main_file", lambda sources: None)
     monkeypatch.setattr(core.dataset.layout, "plainly_usable", lambda data, text: False)
     reference_rows, reference_problems = _index(root, tmp_path / "reference.sqlite")
     assert rows == reference_rows
@@ -77,3 +82,63 @@ def test_the_index_is_the_same_as_with_the_full_scans(dataset: str, tmp_path: Pa
         assert shown["lowsurrogate_0001"] == "not read: a string with a lone surrogate (\\udc00)"
         assert shown["list_0001"] == "expected an object {caller: [callees]}, got list"
         assert shown["number_0001"] == 'callees of "A:f()" must be a list of strings'
+
+
+def _walked_source_files(folder: Path, suffixes: tuple[str, ...]) -> list[str]:
+    """The reference: what `_source_files` found with `os.walk` before it listed folders itself."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+        relative_dir = os.path.relpath(dirpath, folder)
+        for name in sorted(filenames):
+            if name.endswith(suffixes) and not name.startswith("."):
+                found.append(name if relative_dir == "." else f"{relative_dir}/{name}".replace(os.sep, "/"))
+    return found
+
+
+def test_the_source_files_found_are_the_ones_os_walk_finds(tmp_path: Path) -> None:
+    program = tmp_path / "program"
+    for relative in ("Main.java", "b.java", "a/Z.java", "a/b/c/Deep.java", "a/B.java", "z.java/Inner.java",
+                     ".hidden/H.java", "target/T.java", "node_modules/N.java", ".Dot.java", "notes.txt",
+                     "a/b/readme.md", "aa/A.java", "A.java"):
+        (program / relative).parent.mkdir(parents=True, exist_ok=True)
+        (program / relative).write_text("class X { }\n")
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "Out.java").write_text("class Out { }\n")
+    os.symlink(outside / "sub", program / "linked")  # a link to a folder: listed, never walked
+    os.symlink(outside / "sub" / "Out.java", program / "Linked.java")  # a link to a file: found (read with bounds)
+    os.symlink(tmp_path / "nowhere.java", program / "Broken.java")
+    found = _source_files(program, "java")
+    assert found == _walked_source_files(program, (".java",))
+    assert "Linked.java" in found and "Broken.java" in found and "z.java/Inner.java" in found
+    assert not any(path.startswith(("linked/", ".hidden/", "target/", "node_modules/")) for path in found)
+
+
+def test_storing_the_index_in_batches_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are stored STORE_BATCH at a time (flat memory): with batches of 7, the same rows and problems as in one
+    go, and an index stopped after some batches is completed by the next refresh."""
+    import core.dataset.indexing as indexing
+
+    root = _synthetic(tmp_path / "data")
+    whole = _index(root, tmp_path / "whole.sqlite")
+    monkeypatch.setattr(indexing, "STORE_BATCH", 7)
+    assert _index(root, tmp_path / "batched.sqlite") == whole
+
+    calls = []
+    original = Workspace.update_index
+
+    def stop_at_third_batch(ws: Workspace, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(ws, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "update_index", stop_at_third_batch)
+    with pytest.raises(KeyboardInterrupt):
+        _index(root, tmp_path / "stopped.sqlite")
+    monkeypatch.undo()
+    stopped = Workspace(tmp_path / "stopped.sqlite")
+    assert stopped.instance_count() == 14  # two batches kept
+    stopped.close()
+    assert _index(root, tmp_path / "stopped.sqlite") == whole

@@ -101,3 +101,14 @@ def test_a_file_that_grows_past_its_bound_is_refused():
         for _ in pieces.members():
             for _ in pieces.members():
                 pieces.value()
+
+
+@pytest.mark.parametrize("piece", [1, 3, 1 << 20])
+def test_lines_of_a_jsonl_file_across_pieces(piece, monkeypatch):
+    monkeypatch.setattr(json_pieces, "PIECE", piece)
+    text = '{"a": 1}\n\n  \n{"b": "é"}\r\n{"c": [1,\n' + "x" * 50 + "\n"
+    pieces = JsonPieces(io.BytesIO(text.encode()), 1 << 30)
+    lines = []
+    while (line := pieces.next_line()) is not None:
+        lines.append(line)
+    assert lines == [(1, '{"a": 1}'), (4, '{"b": "é"}\r'), (5, '{"c": [1,'), (6, "x" * 50)]

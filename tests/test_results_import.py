@@ -43,6 +43,10 @@ def test_released_format_uses_stored_prediction_and_checks_raw_response(ws, tmp_
     assert stored["python/p_0002"].parse_problems == (
         "no answer for question 4",
         "stored prediction differs from the parsed raw_response in 2 edge(s); the stored one is scored")
+    assert not stored["python/p_0002"].raw_unchecked
+    graphs_only = ws.predictions("gpt-x", checked=False)["python/p_0002"]  # the import left the response unparsed
+    assert (graphs_only.parse_problems, graphs_only.raw_unchecked) == ((), True)
+    assert graphs_only.graph == stored["python/p_0002"].graph
     only_raw = stored["python/cli_0003"]  # the python one: the file says python
     assert only_raw.graph.edges == ()  # the paper's metric scores a released record's "prediction" only
     assert only_raw.raw_response == "1. main.run"

@@ -41,7 +41,12 @@ def _named_or_single(sources: Mapping[str, str], names: tuple[str, ...]) -> str:
 
 def java_main_file(sources: Mapping[str, str]) -> str:
     """Java's entry file: the class declaring main, found with the symbol extractor so a
-    commented-out or non-static `main` does not count."""
+    commented-out `main` does not count (read off the text when that is plain, `plain_main_file`)."""
+    from core.symbols.java_main_text import plain_main_file
+
+    plain = plain_main_file(sources)
+    if plain is not None:
+        return plain
     node = _java_main_node(sources)
     return node.file if node else ""
 

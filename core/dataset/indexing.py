@@ -75,6 +75,11 @@ def open_dataset(root: str | Path | None = None, workspace: str | Path | None = 
     return ws, report
 
 
+# Programs stored per transaction while indexing. An index stopped part-way keeps the batches stored; the next
+# refresh finds their fingerprints and reads only the rest.
+STORE_BATCH = 1000
+
+
 def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None = None,
                   progress: Progress | None = None) -> IndexReport:
     started = time.perf_counter()
@@ -96,14 +101,16 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     for folder, hint in folders:
         name = str(folder)  # the folders are under root as found: their index name is the rest of the path
         relative = name[len(prefix):].replace(os.sep, "/") if name.startswith(prefix) else _relative(folder, root)
-        current[relative] = _fingerprint(folder)
+        current[relative] = _fingerprint(name)
         if known.get(relative, ("", ""))[1] != current[relative]:
             changed.append((folder, hint, relative))
     removed = [folder for folder in known if folder not in current]
     changed_folders = {relative for _, _, relative in changed}
     unchanged_keys = {key for folder, (key, _) in known.items() if folder in current and folder not in changed_folders}
 
-    rows, problems = [], [("", p) for p in dataset_problems]
+    rows: list[dict] = []
+    problems: list[tuple[str, Problem]] = []
+    stored = 0
     for done, (folder, hint, relative) in enumerate(changed, 1):
         folder_problems: list[Problem] = []
         loaded = load_program(folder, hint, folder_problems, root)
@@ -114,16 +121,22 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
                                                "skipped", "error", instance.id))
             else:
                 unchanged_keys.add(instance.key)
-                rows.append(_row(instance, stats, relative, current[relative]))
+                split = splits.split_of(instance.language, instance.id) if splits else instance.split
+                rows.append(_row(instance, split, stats, relative, current[relative]))
         problems.extend((relative, p) for p in folder_problems)
+        if len(rows) == STORE_BATCH:  # stored as it goes: memory holds one batch, whatever the dataset's size
+            ws.update_index(rows, [], problems)  # a folder's problems go with its row (they replace its old ones)
+            stored += len(rows)
+            rows, problems = [], []
         if progress is not None and (done % 250 == 0 or done == len(changed)):
             progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
 
-    ws.update_index(rows, removed, problems, meta={"dataset_root": str(root), "layout": layout,
-                                                   "splits_dir": str(splits_path or "")})
+    ws.update_index(rows, removed, [*problems, *(("", p) for p in dataset_problems)],
+                    meta={"dataset_root": str(root), "layout": layout, "splits_dir": str(splits_path or "")})
+    stored += len(rows)
     _apply_splits(ws, splits)
     instances = ws.instance_count()
-    return IndexReport(instances=instances, loaded=len(rows), reused=instances - len(rows), removed=len(removed),
+    return IndexReport(instances=instances, loaded=stored, reused=instances - stored, removed=len(removed),
                        seconds=time.perf_counter() - started, problems=ws.problems())
 
 
@@ -138,10 +151,11 @@ def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
             ws.db.conn.executemany("update instances set split = ? where key = ?", updates)
 
 
-def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+def _row(instance: Instance, split: str, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
+    """The instance's row, its split already set: setting it after storing rewrote every new row again."""
     graph = instance.ground_truth
     return {
-        "key": instance.key, "id": instance.id, "language": instance.language, "split": instance.split,
+        "key": instance.key, "id": instance.id, "language": instance.language, "split": split,
         "repo": instance.repo, "folder": folder, "files": json.dumps(list(instance.files)),
         "entry_point": instance.entry_point, "functions": len(graph.keys), "edges": len(graph.edges),
         "lines": stats.lines, "bytes": stats.bytes, "n_files": stats.files,
@@ -150,11 +164,11 @@ def _row(instance: Instance, stats: ProgramStats, folder: str, fingerprint: str)
     }
 
 
-def _fingerprint(folder: Path) -> str:
+def _fingerprint(folder: str) -> str:
     """Changes when files are added to or removed from the folder, or callgraph.json changes."""
     folder_stat = os.stat(folder)
     try:
-        truth = os.stat(folder / GROUND_TRUTH_FILE)
+        truth = os.stat(os.path.join(folder, GROUND_TRUTH_FILE))
         return f"{folder_stat.st_mtime_ns}:{truth.st_mtime_ns}:{truth.st_size}"
     except FileNotFoundError:
         return f"{folder_stat.st_mtime_ns}:-"

@@ -11,7 +11,7 @@ if absent and its id read back inside the caller's write transaction, and what a
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -46,11 +46,13 @@ class NameIds:
         """One blob per graph's edges (distinct), interning new names once for all of them."""
         import numpy as np
 
-        ids = self._ids(language, set(chain.from_iterable(chain.from_iterable(graphs))))
+        ids = self._ids(language, dict.fromkeys(chain.from_iterable(chain.from_iterable(graphs))))
         return [np.fromiter(map(ids.__getitem__, chain.from_iterable(edges)), edge_dtype(), 2 * len(edges)).tobytes()
                 for edges in graphs]
 
-    def _ids(self, language: str, names: set[str]) -> dict[str, int]:
+    def _ids(self, language: str, names: Iterable[str]) -> dict[str, int]:
+        """Ids of `names`; new names get theirs in the order given (first seen), so the same data gives the same
+        ids on every run."""
         known = self.known.setdefault(language, {})
         new = [name for name in names if name not in known]
         for start in range(0, len(new), 500):

@@ -17,16 +17,34 @@ them apart; see traceeval_gui/widgets/file_dialogs.py).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from sqlite_utils import Database
-
 from core.errors import WorkspaceError
+
+
+def _load_sqlite_utils_without_pandas() -> None:
+    """sqlite_utils imports pandas when it is installed (the frames extra) only to map `pandas.Timestamp` values,
+    which a workspace never stores: about 0.5 s of every start, before the first workspace opens. pandas is hidden
+    while sqlite_utils loads (`import pandas` fails meanwhile, in any thread), unless something imported it already."""
+    if "sqlite_utils.db" in sys.modules or "pandas" in sys.modules:
+        return
+    sys.modules["pandas"] = None  # type: ignore[assignment]  # makes `import pandas` raise ImportError
+    try:
+        importlib.import_module("sqlite_utils")
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
+
+
+_load_sqlite_utils_without_pandas()
+from sqlite_utils import Database  # noqa: E402  # after the loader above
 
 LOCK_WAIT_ENV = "TRACEEVAL_LOCK_WAIT_S"
 DEFAULT_LOCK_WAIT_S = 60.0

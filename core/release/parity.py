@@ -161,7 +161,8 @@ def _write_job(ws: Workspace, work: Path, script: Path, table: ScoreTable, rows,
     selected = {row.key: row for row in rows}
     scores, files, answers = [], {}, []
     for number, table_row in enumerate(table.rows):
-        predictions = ws.predictions(table_row.model, list(selected))  # read once: results and sampled answers
+        # read once: results and sampled answers (graphs and raw responses: the import's checks are not needed)
+        predictions = ws.predictions(table_row.model, list(selected), checked=False)
         for language in table.languages:
             records = {selected[key].id: {"prediction": p.graph.to_dict(), "raw_response": p.raw_response or ""}
                        for key, p in predictions.items() if selected[key].language == language}

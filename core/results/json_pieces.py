@@ -101,6 +101,18 @@ class JsonPieces:
                 raise self.error("expecting ',' or '}'", self.at)
             self.at += 1
 
+    def next_line(self) -> tuple[int, str] | None:
+        """(line number, text) of the next line that is not blank (without its newline), taken; None at the end."""
+        if self.at_end():
+            return None
+        number = self.line(self.at)
+        end = self.text.find("\n", self.at)
+        while end < 0 and self.more():
+            end = self.text.find("\n", self.at)
+        end = len(self.text) if end < 0 else end
+        text, self.at = self.text[self.at:end], end
+        return number, text
+
     def last_text(self) -> str:
         """The text of the value `value` returned last (before anything else is taken), as read, with a value
         nested too deep cut out (`cut` is then True)."""

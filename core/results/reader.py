@@ -115,7 +115,6 @@ def _records(results: ResultsFile, handle: BinaryIO, model: str | None) -> Itera
                 yield from _jsonl_records(results, pieces, model)
             elif pieces.peek() != "{":
                 pieces.value()  # JSON or not: say which
-                pieces.at = len(pieces.text)
                 results.problems.append(Problem(str(path), NOT_RESULTS))
             else:
                 yield from _released_records(results, pieces, model)
@@ -251,13 +250,8 @@ def _released_record(results: ResultsFile, context: tuple[str | None, str], prog
 
 def _jsonl_records(results: ResultsFile, pieces: JsonPieces, model: str | None) -> Iterator[ResultRecord]:
     path = results.path
-    while not pieces.at_end():
-        line = pieces.line(pieces.at)
-        end = pieces.text.find("\n", pieces.at)
-        while end < 0 and pieces.more():
-            end = pieces.text.find("\n", pieces.at)
-        end = len(pieces.text) if end < 0 else end
-        text, pieces.at = pieces.text[pieces.at:end], end
+    while (next_line := pieces.next_line()) is not None:
+        line, text = next_line
         where = f"{path.name}:{line}"
         try:
             entry = parse_json(text)

@@ -204,7 +204,7 @@ def _normalised_pairs(ws: Workspace, model: str, keys: list[str], languages: Map
     if todo:
         truth = truths(todo, dict(languages))
         if rules != PAPER:  # the rule set reads the raw responses itself
-            stored = ws.predictions(model, todo)
+            stored = ws.predictions(model, todo, checked=False)
             predictions = {k: scored_graph(stored[k], truths.keys[k], rules).to_dict() for k in todo}
         pairs = {k: (truth[k], normalise_edges(mapping_pairs(predictions[k]), languages[k], modes, rules))
                  for k in todo}

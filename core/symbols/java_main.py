@@ -19,11 +19,9 @@ import tree_sitter as ts
 
 from core.records import Node
 from core.symbols.java import MAIN, TYPE_DECLARATIONS, Program, _class_body, _Extractor, _types_query, package_of
+from core.symbols.java_main_text import MAIN_WORD as _MAIN_WORD
 from core.symbols.parsing import Source, TsNode
 
-# `main` where the identifier tokens of the grammar could make it a whole identifier: no ASCII identifier character
-# before (a digit may end a number literal) or after; any other neighbour is let through, to err on the safe side.
-_MAIN_WORD = re.compile(r"(?<![A-Za-z_$])main(?![A-Za-z0-9_$])")
 _MAIN_BYTES = re.compile(_MAIN_WORD.pattern.encode())
 # what may stand between such a keyword and the name: whitespace (any control or non-ASCII byte, to err on the safe
 # side) and comments

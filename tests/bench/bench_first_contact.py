@@ -106,9 +106,10 @@ PEAK = "peak resident KiB: "
 
 
 def _print_peak() -> None:
-    import resource
-
-    print(f"{PEAK}{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr, flush=True)
+    """The process's peak resident memory: VmHWM, its own address space's high-water mark. (`ru_maxrss` would
+    also count the parent's memory the child shared between vfork and exec: the generator's, here.)"""
+    status = Path("/proc/self/status").read_text()
+    print(f"{PEAK}{status.split('VmHWM:')[1].split()[0]}", file=sys.stderr, flush=True)
 
 
 def ours_counts(table: dict) -> dict[str, dict[str, list[int]]]:
