@@ -30,26 +30,31 @@ class Node:
     end_col: int
 
 
-@dataclass(frozen=True)
 class CallGraph:
-    """Caller keys in their original order plus ordered, de-duplicated edges.
+    """Caller keys in their original order plus ordered, de-duplicated edges. Immutable.
 
     `keys` are the callers as listed in a `{caller: [callees]}` dict (every defined function
     in the ground truth, including ones with no callees); `edges` keep first-seen order.
+    A graph made from that dict (`from_dict`) keeps its callee lists and makes the edge tuples only when
+    `edges` is first read: an import stores millions of edges (`to_dict`, `edge_ends`) without making them.
     """
 
-    keys: tuple[str, ...] = ()
-    edges: tuple[Edge, ...] = ()
+    __slots__ = ("_callees", "_edges", "keys")
+    keys: tuple[str, ...]
+    _edges: tuple[Edge, ...] | None  # None until made from `_callees`
+    _callees: tuple[tuple[str, ...], ...] | None  # each key's callees, for a graph made by `from_dict`
+
+    def __init__(self, keys: Iterable[str] = (), edges: Iterable[Edge] = ()):
+        object.__setattr__(self, "keys", tuple(keys))
+        object.__setattr__(self, "_edges", tuple(edges))
+        object.__setattr__(self, "_callees", None)
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Iterable[str]]) -> CallGraph:
-        # iterated in C, without a Python step per caller: a results file's graphs hold millions of edges
-        callees = list(map(list, mapping.values()))
-        callers = chain.from_iterable(map(repeat, mapping, map(len, callees)))
-        edges = tuple(dict.fromkeys(zip(callers, chain.from_iterable(callees))))
-        graph = cls(tuple(mapping), edges)
-        if len(edges) == sum(map(len, callees)):  # no callee twice: `to_dict` is the mapping again
-            object.__setattr__(graph, "_callees", callees)
+        graph = cls.__new__(cls)
+        object.__setattr__(graph, "keys", tuple(mapping))
+        object.__setattr__(graph, "_edges", None)
+        object.__setattr__(graph, "_callees", tuple(map(tuple, mapping.values())))
         return graph
 
     @classmethod
@@ -60,11 +65,28 @@ class CallGraph:
             all_keys.setdefault(caller, None)
         return cls(tuple(all_keys), tuple(ordered))
 
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        edges = self._edges
+        if edges is None:  # iterated in C, without a Python step per caller
+            callers, callees = self.edge_ends()
+            edges = tuple(dict.fromkeys(zip(callers, callees)))
+            object.__setattr__(self, "_edges", edges)
+        return edges
+
+    def edge_ends(self) -> tuple[list[str], list[str]]:
+        """The callers and the callees of the edges, as two lists in edge order; a graph made by `from_dict` lists
+        an edge as often as its dict names it (no edge tuples are made)."""
+        if self._edges is None and self._callees is not None:
+            callees = self._callees
+            return list(chain.from_iterable(map(repeat, self.keys, map(len, callees)))), \
+                list(chain.from_iterable(callees))
+        return list(map(itemgetter(0), self.edges)), list(map(itemgetter(1), self.edges))
+
     def to_dict(self) -> dict[str, list[str]]:
         """The TraceEval `{caller: [callees]}` form, keys in order (edge-only callers appended)."""
-        callees = self.__dict__.get("_callees")
-        if callees is not None:  # made by `from_dict` from this very form
-            return dict(zip(self.keys, map(list, callees)))
+        if self._callees is not None:  # made by `from_dict`: that form again, each callee once per caller
+            return dict(zip(self.keys, map(list, map(dict.fromkeys, self._callees))))
         out: dict[str, list[str]] = {key: [] for key in self.keys}
         for caller, edges in groupby(self.edges, itemgetter(0)):  # a caller's edges come together, mostly
             out.setdefault(caller, []).extend(map(itemgetter(1), edges))
@@ -85,6 +107,23 @@ class CallGraph:
 
     def __len__(self) -> int:
         return len(self.edges)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CallGraph):
+            return NotImplemented
+        return self.keys == other.keys and self.edges == other.edges
+
+    def __hash__(self) -> int:
+        return hash((self.keys, self.edges))
+
+    def __repr__(self) -> str:
+        return f"CallGraph(keys={self.keys!r}, edges={self.edges!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"CallGraph is immutable: cannot set {name!r}")
+
+    def __reduce__(self):
+        return CallGraph, (self.keys, self.edges)
 
 
 @dataclass(frozen=True)

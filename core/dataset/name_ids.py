@@ -1,7 +1,7 @@
 """Names interned as integers, per language, and call edges stored compactly as pairs of them (issue #24).
 
 Every name a ground truth or a prediction uses gets one id in the workspace's `names` table; a graph's edges are
-kept beside its JSON as a blob of little-endian int32 (caller, callee) pairs, each edge once. Scoring reads the
+kept beside its JSON as a blob of little-endian int32 (caller, callee) pairs. Scoring reads the
 blobs and normalises each distinct name once (`core.scoring.edge_counts`), instead of decoding JSON and
 normalising every name of every edge.
 
@@ -16,7 +16,7 @@ from functools import cache
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from core.records import Edge
+from core.records import CallGraph
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,18 +37,24 @@ class NameIds:
         self.conn = conn
         self.known: dict[str, dict[str, int]] = {}
 
-    def edge_blob(self, language: str, edges: Sequence[Edge]) -> bytes:
-        """The blob of `edges` (distinct, as a `CallGraph`'s are); call inside a write transaction (new names are
-        inserted)."""
-        return self.edge_blobs(language, [edges])[0]
+    def edge_blob(self, language: str, graph: CallGraph) -> bytes:
+        """The blob of a graph's edges; call inside a write transaction (new names are inserted)."""
+        return self.edge_blobs(language, [graph])[0]
 
-    def edge_blobs(self, language: str, graphs: Sequence[Sequence[Edge]]) -> list[bytes]:
-        """One blob per graph's edges (distinct), interning new names once for all of them."""
+    def edge_blobs(self, language: str, graphs: Sequence[CallGraph]) -> list[bytes]:
+        """One blob per graph, interning new names once for all of them. An edge a graph's dict names twice is
+        in its blob twice (scoring counts each edge once)."""
         import numpy as np
 
-        ids = self._ids(language, dict.fromkeys(chain.from_iterable(chain.from_iterable(graphs))))
-        return [np.fromiter(map(ids.__getitem__, chain.from_iterable(edges)), edge_dtype(), 2 * len(edges)).tobytes()
-                for edges in graphs]
+        ends = [graph.edge_ends() for graph in graphs]
+        ids = self._ids(language, dict.fromkeys(chain.from_iterable(chain.from_iterable(ends))))
+        blobs = []
+        for callers, callees in ends:
+            pairs = np.empty((len(callers), 2), edge_dtype())
+            pairs[:, 0] = np.fromiter(map(ids.__getitem__, callers), edge_dtype(), len(callers))
+            pairs[:, 1] = np.fromiter(map(ids.__getitem__, callees), edge_dtype(), len(callees))
+            blobs.append(pairs.tobytes())
+        return blobs
 
     def _ids(self, language: str, names: Iterable[str]) -> dict[str, int]:
         """Ids of `names`; new names get theirs in the order given (first seen), so the same data gives the same

@@ -265,7 +265,7 @@ class Workspace:
             for number, prediction in enumerate(predictions):
                 by_language.setdefault(prediction.language, []).append(number)
             for language, numbers in by_language.items():
-                blobs = self.names.edge_blobs(language, [predictions[n].graph.edges for n in numbers])
+                blobs = self.names.edge_blobs(language, [predictions[n].graph for n in numbers])
                 for number, blob in zip(numbers, blobs, strict=True):
                     rows[number]["edges"] = blob
             existing = list(self.db.query("select sources from models where name = ?", [model]))
@@ -381,7 +381,7 @@ class Workspace:
         if missing:
             with self.db.atomic():
                 for key, language, text in missing:
-                    blobs[key] = blob = self.names.edge_blob(language, CallGraph.from_dict(json.loads(text)).edges)
+                    blobs[key] = blob = self.names.edge_blob(language, CallGraph.from_dict(json.loads(text)))
                     self.db.execute(update, [blob, *parameters, key])
         return blobs
 
