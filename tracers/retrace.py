@@ -14,6 +14,7 @@ from core.dataset.workspace import Workspace
 from tracers import trace_instance
 from tracers.base import TraceOptions
 from tracers.program_pool import each_result
+from tracers.sandbox_launch import prestarting
 
 Progress = Callable[[int, int, str], None]
 
@@ -44,13 +45,14 @@ def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, ru
     total = len(todo)
     if progress:
         progress(0, total, "")
-    for _key, run in each_result(ws, todo, lambda instance: trace_instance(instance, options, runs), jobs=jobs,
-                                 cancel=cancel, name="retrace"):
-        ws.store_run(run, batch=batch)
-        report.traced += 1
-        report.statuses[run.status] = report.statuses.get(run.status, 0) + 1
-        if progress:
-            progress(report.traced, total, run.instance_key)
+    with prestarting():  # each worker's next sandbox launcher joins its cgroups while the current run goes on
+        for _key, run in each_result(ws, todo, lambda instance: trace_instance(instance, options, runs), jobs=jobs,
+                                     cancel=cancel, name="retrace"):
+            ws.store_run(run, batch=batch)
+            report.traced += 1
+            report.statuses[run.status] = report.statuses.get(run.status, 0) + 1
+            if progress:
+                progress(report.traced, total, run.instance_key)
     report.cancelled = bool(cancel and cancel.is_set()) and report.traced < total
     report.seconds = monotonic() - started
     return report

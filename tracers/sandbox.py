@@ -19,25 +19,26 @@ ahead says what it lacked. `traceeval doctor` proves each property with probe pr
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from tracers import child_log_folder
+from tracers import child_log_folder, sandbox_launch
 from tracers.run_folder import RunFolder
 from tracers.sandbox_cgroups import RunCgroups
-from tracers.sandbox_view import Identity, build_view, die_with_parent, drop_to, enter_staged, sandbox_identity
+from tracers.sandbox_view import Identity, build_view, drop_to, sandbox_identity
+from tracers.sandbox_wait import ExitWatch
 from tracers.seccomp_filter import SeccompUnavailable, filter_fd, filter_program
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 ALLOW_ENV = "TRACEEVAL_SANDBOX_ALLOW"
+CANCEL_CHECK_S = 0.01  # how soon a set cancel event is seen
 # The properties a machine may lack, and what each one means for a run.
 WEAKNESSES = {
     "isolation": "the program sees the host's files and network (bubblewrap cannot run here)",
@@ -99,7 +100,9 @@ class SandboxResult:
         return None
 
 
+@cache
 def bwrap_path() -> str | None:
+    """Looked up once per process, like `bwrap_problem` (a run asks three times)."""
     return shutil.which("bwrap")
 
 
@@ -169,10 +172,13 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     is shown read-write and named by `$TRACEEVAL_CHILD_LOGS` (`child_log_folder`); the run is stopped
     when it holds too much.
     """
-    cgroups = RunCgroups.create(limits.processes, limits.memory_mb)
+    spare = sandbox_launch.take_spare(limits.processes, limits.memory_mb)  # a launcher in its cgroups already
+    cgroups = spare.cgroups if spare is not None else RunCgroups.create(limits.processes, limits.memory_mb)
     lacking = weaknesses(cgroups)
     refused = sorted(set(lacking) - (allowed_weaknesses() if allowed is None else allowed))
     if refused:
+        if spare is not None:
+            spare.give_up()
         cgroups.remove()
         reasons = "; ".join(lacking[name] for name in refused)
         return _refused(f"the sandbox cannot hold here: {reasons} (to run anyway, set "
@@ -192,11 +198,13 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
         if lacking:
             isolation += f"; lacking, as allowed by {ALLOW_ENV}: " + "; ".join(lacking.values())
         return _supervise(command, folder, full_env, descriptors, staged, identity, cgroups, limits,
-                          cancel, isolation, child_logs)
+                          cancel, isolation, child_logs, spare)
     finally:
+        if spare is not None:
+            spare.give_up()  # (nothing once it ran)
         for fd in descriptors:
             os.close(fd)
-        cgroups.remove()
+        sandbox_launch.release(cgroups)
 
 
 def _with_child_logs(command: list[str], child_logs: Path, env: dict[str, str], identity: Identity,
@@ -232,7 +240,7 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
     program_bytes = _size_of(folder.program) + limits.write_mb * 1024 * 1024
     view = build_view(folder.program, read_only, identity=identity, stage_folder=folder.base / "stage",
                       tmp_bytes=limits.tmp_mb * 1024 * 1024, shm_bytes=limits.shm_mb * 1024 * 1024,
-                      program_bytes=program_bytes, seccomp_fd=seccomp)
+                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path())
     who = "as nobody" if identity.switches else "as this user"
     isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
                  f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "
@@ -242,25 +250,30 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
 
 def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
                staged: list[tuple[str, str]], identity: Identity, cgroups: RunCgroups, limits: Limits,
-               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None) -> SandboxResult:
+               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None,
+               spare: sandbox_launch.Spare | None = None) -> SandboxResult:
     if cgroups.has("memory"):
         isolation += f"; memory cgroup {limits.memory_mb} MiB"
     if cgroups.has("pids"):
         isolation += f"; pids cgroup {limits.processes}"
     started = time.monotonic()
-    process = subprocess.Popen(
-        command, cwd=folder.program, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, pass_fds=descriptors,
-        preexec_fn=_prepare_child(limits, cgroups, staged, identity))  # noqa: PLW1509
-    budget = _OutputBudget(limits.output_bytes)
+    process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
+                                   env=env, pass_fds=descriptors, spare=spare)
+    try:
+        exits = ExitWatch(process.pid)
+    except OSError:
+        _kill_tree(process, cgroups)
+        raise
+    budget = _OutputBudget(limits.output_bytes, exits.wake)
     out = _StreamTail(process.stdout, limits.tail_bytes, budget)
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
     timed_out = cancelled = False
     child_logs_limited = ""
     try:
+        sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
         deadline = started + limits.wall_s
         next_watch = started + child_log_folder.WATCH_INTERVAL_S
-        while process.poll() is None:
+        while not exits.wait(_next_wake(deadline, next_watch if child_logs is not None else None, cancel)):
             if budget.exceeded.is_set():
                 break
             if child_logs is not None and time.monotonic() >= next_watch:
@@ -274,8 +287,8 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
             if time.monotonic() >= deadline:
                 timed_out = True
                 break
-            budget.exceeded.wait(0.01)
     finally:
+        exits.close()
         _kill_tree(process, cgroups)
         out.join()
         err.join()
@@ -293,28 +306,25 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         cancelled=cancelled, child_logs_limited=child_logs_limited)
 
 
-def _prepare_child(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]], identity: Identity):
-    """Runs in the child between fork and exec: join the cgroups, set rlimits, stage the
-    folders `nobody` cannot reach, then drop to the sandbox's identity."""
-    procs = cgroups.procs_files
-    task_budget = None if cgroups.has("pids") or os.getuid() == 0 else _user_task_count() + limits.processes
+def _child_setup(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]],
+                 identity: Identity) -> sandbox_launch.ChildSetup:
+    """Join the cgroups, set rlimits, stage the folders `nobody` cannot reach, then drop to the sandbox's identity."""
+    memory, size = limits.memory_mb * 1024 * 1024, limits.file_mb * 1024 * 1024
+    rlimits = [("cpu", limits.cpu_s, limits.cpu_s + 1), ("data", memory, memory), ("fsize", size, size),
+               ("core", 0, 0)]
+    if not cgroups.has("pids") and os.getuid() != 0:
+        task_budget = _user_task_count() + limits.processes
+        rlimits.append(("nproc", task_budget, task_budget))
+    return sandbox_launch.ChildSetup(cgroups.procs_files, rlimits, staged, identity)
 
-    def apply() -> None:
-        for path in procs:
-            with open(path, "w") as handle:
-                handle.write(str(os.getpid()))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-        memory = limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
-        size = limits.file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if task_budget is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (task_budget, task_budget))
-        enter_staged(staged)
-        drop_to(identity)
-        die_with_parent()
-    return apply
+
+def _next_wake(deadline: float, next_watch: float | None, cancel: threading.Event | None) -> float:
+    """How long the supervisor may sleep: until the deadline or the next child-log watch, and no longer
+    than CANCEL_CHECK_S while a cancel event may be set (the process ending or the output budget wake it at once)."""
+    timeout = min(deadline, next_watch if next_watch is not None else deadline) - time.monotonic()
+    if cancel is not None:
+        timeout = min(timeout, CANCEL_CHECK_S)
+    return max(0.0, timeout)
 
 
 def _give(path: Path, identity: Identity) -> None:
@@ -372,17 +382,19 @@ def _kill_tree(process: subprocess.Popen, cgroups: RunCgroups) -> None:
 class _OutputBudget:
     """The byte cap shared by stdout and stderr; `exceeded` is set once it is passed."""
 
-    def __init__(self, cap: int):
+    def __init__(self, cap: int, on_exceeded: Callable[[], None]):
         self.cap = cap
         self.total = 0
         self.exceeded = threading.Event()
+        self._on_exceeded = on_exceeded
         self._lock = threading.Lock()
 
     def spend(self, size: int) -> None:
         with self._lock:
             self.total += size
-            if self.total > self.cap:
+            if self.total > self.cap and not self.exceeded.is_set():
                 self.exceeded.set()
+                self._on_exceeded()
 
 
 class _StreamTail:

@@ -29,8 +29,9 @@ class _Group:
 class RunCgroups:
     """The run's pids and memory cgroups (either may be missing on this machine)."""
 
-    def __init__(self, groups: list[_Group]):
+    def __init__(self, groups: list[_Group], limits: tuple[int, int]):
         self._groups = groups
+        self.limits = limits  # (processes, memory_mb) they were made with
 
     @classmethod
     def create(cls, processes: int, memory_mb: int) -> RunCgroups:
@@ -42,7 +43,7 @@ class RunCgroups:
             group = _make(controller, name, settings)
             if group is not None:
                 groups.append(group)
-        return cls(groups)
+        return cls(groups, (processes, memory_mb))
 
     def has(self, controller: str) -> bool:
         return any(group.controller == controller for group in self._groups)
@@ -124,7 +125,10 @@ def _kill_members(path: Path) -> None:
 
 
 def _remove(path: Path) -> None:
-    for _ in range(100):
+    """rmdir the group, killing what is left in it; the last task of a run is often still exiting (for well
+    under a millisecond), so the first retries come soon, then every 20 ms, for about 2 s in all."""
+    pause, waited = 0.0005, 0.0
+    while waited < 2.0:
         try:
             path.rmdir()
             return
@@ -132,7 +136,9 @@ def _remove(path: Path) -> None:
             return
         except OSError:
             _kill_members(path)
-            time.sleep(0.02)
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 0.02)
 
 
 @cache

@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 from core.user_folders import config_dir
+from tracers import sandbox_launch
 from tracers.python_interpreter import InterpreterProblem, find_interpreter
 from tracers.run_folder import run_folder
 from tracers.sandbox import ALLOW_ENV, WEAKNESSES, Limits, SandboxResult, allowed_weaknesses, run_sandboxed, weaknesses
@@ -116,10 +117,14 @@ class _HostIds:
         self._thread.join()
 
     def _watch(self) -> None:
+        # The launcher carries the probe's command line while it sets the run up as us, before it drops to the
+        # sandbox's id and execs bubblewrap (sandbox_launch): it is not one of the probe's processes.
+        launcher = (sandbox_launch.launcher_path() or "").encode()
         while not self._done.wait(0.02):
             for entry in os.scandir("/proc"):
                 try:
-                    if entry.name.isdigit() and self._marker in Path(entry.path, "cmdline").read_bytes():
+                    command = Path(entry.path, "cmdline").read_bytes()
+                    if entry.name.isdigit() and self._marker in command and command.split(b"\0")[0] != launcher:
                         real = Path(entry.path, "status").read_text().split("Uid:")[1].split()[0]
                         self.ids.add(int(real))
                 except (OSError, IndexError, ValueError):

@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 SOURCE = "/traceeval-source"  # where the program copy is shown, read-only, to the copying step
+COPIER = "/traceeval-launch"  # where the sandbox launcher is shown, read-only, to copy it (sandbox_launch)
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_ENTRIES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone",
                "passwd", "group", "nsswitch.conf", "ssl", "mime.types", "fonts")
@@ -91,7 +92,9 @@ class View:
 
 
 def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, stage_folder: Path,
-               tmp_bytes: int, shm_bytes: int, program_bytes: int, seccomp_fd: int | None) -> View:
+               tmp_bytes: int, shm_bytes: int, program_bytes: int, seccomp_fd: int | None,
+               copier: str | None = None) -> View:
+    """`copier`, the built sandbox launcher, copies the program into its folder (`-c`); else `cp -a` in a shell."""
     options = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(identity.uid),
                "--gid", str(identity.gid), "--cap-drop", "ALL", "--die-with-parent", "--new-session",
                "--hostname", "traceeval", "--ro-bind", "/usr", "/usr"]
@@ -118,11 +121,16 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
             staged.append((source, str(stage)))
             source = str(stage)
         options += ["--ro-bind", source, str(folder)]
+    if copier is not None:
+        options += ["--ro-bind", copier, COPIER]
     options += ["--ro-bind", str(program), SOURCE, "--size", str(program_bytes), "--tmpfs", str(program),
                 "--chdir", str(program)]
     if seccomp_fd is not None:
         options += ["--seccomp", str(seccomp_fd)]
-    launcher = ["/bin/sh", "-c", 'cp -a "$0"/. "$1" && shift && exec "$@"', SOURCE, str(program)]
+    if copier is not None:
+        launcher = [COPIER, "-c", SOURCE, str(program), "--"]
+    else:
+        launcher = ["/bin/sh", "-c", 'cp -a "$0"/. "$1" && shift && exec "$@"', SOURCE, str(program)]
     return View(options, launcher, staged)
 
 

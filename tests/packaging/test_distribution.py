@@ -50,6 +50,8 @@ def test_the_wheel_holds_the_code_resources_and_entry_points_and_nothing_else(di
     for resource in RESOURCES:
         assert any(name.startswith(resource) for name in names), resource
     assert any(name.startswith("tracers/python_runtime/_profiler.") and name.endswith(".so") for name in names)
+    with zipfile.ZipFile(dists[1]) as wheel:  # the sandbox launcher, linked by setup.py, installed executable
+        assert wheel.getinfo("tracers/traceeval-launch").external_attr >> 16 & 0o111
     assert {name.split("/")[0] for name in names} == {"core", "tracers", "traceeval_gui", "resources",
                                                       f"traceeval_studio-{VERSION}.dist-info"}
     assert not [name for name in names if "__pycache__" in name or name.startswith("resources/screenshots")]
@@ -60,7 +62,8 @@ def test_the_wheel_holds_the_code_resources_and_entry_points_and_nothing_else(di
 def test_the_sdist_holds_what_building_needs(dists):
     with tarfile.open(dists[0]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {"pyproject.toml", "setup.py", "README.md", "tracers/python_runtime/_profiler.c"} <= names
+    assert {"pyproject.toml", "setup.py", "README.md", "tracers/python_runtime/_profiler.c",
+            "tracers/sandbox_launcher.c"} <= names
     assert all(resource in names or any(n.startswith(resource) for n in names) for resource in RESOURCES)
     assert not [name for name in names if name.startswith((".venv", ".git", "dist/",
                                                            "build/")) or "__pycache__" in name]
