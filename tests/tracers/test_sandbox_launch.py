@@ -68,14 +68,20 @@ def test_the_first_instruction_runs_in_the_cgroups_under_the_limits(start_kind, 
     assert int(lines[-1]) == sandbox_identity().uid
 
 
-def test_a_fork_burst_at_the_first_statement_meets_the_pids_limit(start_kind, tmp_path):
-    """No window between start and joining the cgroup: the program's very first forks are counted."""
+def _fork_burst(tmp_path: Path) -> Path:
+    """A program whose first statements fork 64 sleeping children (or as many as allowed) and print how many."""
     folder = tmp_path / "prog"
     folder.mkdir()
     (folder / "main.py").write_text(
         "import os, time\nmade = 0\nfor _ in range(64):\n    try:\n        pid = os.fork()\n"
         "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(3)\n        os._exit(0)\n"
         "    made += 1\nprint(made)\n")
+    return folder
+
+
+def test_a_fork_burst_at_the_first_statement_meets_the_pids_limit(start_kind, tmp_path):
+    """No window between start and joining the cgroup: the program's very first forks are counted."""
+    folder = _fork_burst(tmp_path)
     with run_folder(folder) as run_in:
         result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=install_root(sys.executable),
                                limits=Limits(wall_s=10, processes=12))
@@ -221,12 +227,7 @@ def test_outside_a_batch_no_spare_is_started():
 @pytest.mark.skipif(not BUILT, reason="the launcher is not built")
 def test_a_run_from_a_spare_holds_the_same_limits(tmp_path):
     """The fork burst again, through the spare a batch gives its second run."""
-    folder = tmp_path / "prog"
-    folder.mkdir()
-    (folder / "main.py").write_text(
-        "import os, time\nmade = 0\nfor _ in range(64):\n    try:\n        pid = os.fork()\n"
-        "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(3)\n        os._exit(0)\n"
-        "    made += 1\nprint(made)\n")
+    folder = _fork_burst(tmp_path)
     results = []
     with sandbox_launch.prestarting():
         for _ in range(2):
