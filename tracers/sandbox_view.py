@@ -109,20 +109,24 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
     options += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
                 "--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
     staged: list[tuple[str, str]] = []
+
+    def reachable(path: Path) -> str:
+        """`path`, or the stage it is mounted on before the identity drop when `nobody` cannot reach it."""
+        if not identity.switches or reachable_by_others(path):
+            return str(path)
+        stage = stage_folder / str(len(staged))
+        stage_folder.mkdir(exist_ok=True)
+        if path.is_dir():
+            stage.mkdir()
+        else:
+            stage.touch()
+        staged.append((str(path), str(stage)))
+        return str(stage)
+
     for folder in _outermost(read_only):
-        source = str(folder)
-        if identity.switches and not reachable_by_others(folder):
-            stage = stage_folder / str(len(staged))
-            stage_folder.mkdir(exist_ok=True)
-            if folder.is_dir():
-                stage.mkdir()
-            else:
-                stage.touch()
-            staged.append((source, str(stage)))
-            source = str(stage)
-        options += ["--ro-bind", source, str(folder)]
-    if copier is not None:
-        options += ["--ro-bind", copier, COPIER]
+        options += ["--ro-bind", reachable(folder), str(folder)]
+    if copier is not None:  # installed where nobody cannot reach it (a root-only folder): staged too
+        options += ["--ro-bind", reachable(Path(copier)), COPIER]
     options += ["--ro-bind", str(program), SOURCE, "--size", str(program_bytes), "--tmpfs", str(program),
                 "--chdir", str(program)]
     if seccomp_fd is not None:

@@ -294,3 +294,24 @@ def test_a_spare_killed_before_its_run_gives_way_to_a_launcher_started_then():
         names = {Path(procs).parent.name for procs in spare.cgroups.procs_files}
         assert all(any(line.endswith("/" + name) for line in out.splitlines()) for name in names), out
         spare.cgroups.remove()
+
+
+@pytest.mark.skipif(not BUILT, reason="the launcher is not built")
+@pytest.mark.skipif(not sandbox_identity().switches, reason="only a run that drops to nobody stages")
+def test_a_launcher_installed_where_nobody_can_reach_it_still_copies_the_program(tmp_path, monkeypatch):
+    """An installed wheel or app under a root-only folder: the launcher shown inside the sandbox (it copies the
+    program there) is staged as other unreachable files are, not bound from a path nobody cannot read."""
+    import shutil
+
+    hidden = tmp_path / "root-only"
+    hidden.mkdir(mode=0o700)
+    copy = hidden / sandbox_launch.LAUNCHER_NAME
+    shutil.copy2(sandbox_launch.launcher_path(), copy)
+    monkeypatch.setattr(sandbox_launch, "launcher_path", lambda: str(copy))
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('copied and ran')\n")
+    with run_folder(folder) as run_in:
+        result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=install_root(sys.executable),
+                               limits=Limits(wall_s=10))
+    assert (result.exit_code, result.stdout) == (0, "copied and ran\n"), result.stderr
