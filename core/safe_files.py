@@ -22,8 +22,9 @@ import os
 import re
 import secrets
 import stat
+from itertools import chain
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeGuard
 
 MiB = 1024 * 1024
 MAX_SOURCE_BYTES = 4 * MiB  # a program source file; the released ones are far below 1 MiB
@@ -43,6 +44,7 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRING_OR_BRACKET = re.compile(_STRING + r"|[\[\]{}]", re.S)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_IN_JSON = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")  # escaped (`\uD83D`) or literal
 
 
 class RefusedFile(OSError):
@@ -196,6 +198,19 @@ def cut_deep(text: str) -> tuple[str, json.JSONDecoder]:
     of recursion."""
     placeholder = "9" + "".join(str(secrets.randbelow(10)) for _ in range(MAX_NUMBER_DIGITS + 20))
     return _cut_deep(text, placeholder), json.JSONDecoder(**_number_hooks(placeholder))
+
+
+def may_hold_surrogate(text: str) -> bool:
+    """Whether JSON `text` holds or escapes a surrogate, the one thing `refusal` looks for in strings: when not,
+    the strings parsed from it need no walk."""
+    return not (text.isascii() and "\\u" not in text) and bool(_SURROGATE_IN_JSON.search(text))
+
+
+def is_call_mapping(data: object) -> TypeGuard[dict[str, list[str]]]:
+    """Whether parsed JSON is an object of lists of strings, a `{caller: [callees]}`, checked without a loop in
+    Python (JSON gives exact dicts, lists and strings; a `Refused` marker is none of them)."""
+    return type(data) is dict and set(map(type, data.values())) <= {list} and \
+        set(map(type, chain.from_iterable(data.values()))) <= {str}
 
 
 def refusal(value: object) -> str:

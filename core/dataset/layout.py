@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from itertools import chain
 from pathlib import Path
+from typing import TypeGuard
 
 from core.dataset.entry_points import find_entry_point
 from core.dataset.splits import SplitIndex, load_splits
@@ -26,6 +25,8 @@ from core.safe_files import (
     MAX_SOURCE_BYTES,
     ResolvedFolder,
     inside,
+    is_call_mapping,
+    may_hold_surrogate,
     parse_json,
     read_text,
     refusal,
@@ -232,7 +233,7 @@ def parse_ground_truth(text: str) -> CallGraph:
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     if plainly_usable(data, text):
-        return CallGraph.from_dict(data)  # type: ignore[arg-type]  # checked just now
+        return CallGraph.from_dict(data)
     problem = refusal(data)
     if problem:
         raise ValueError(f"not read: {problem}")
@@ -244,18 +245,11 @@ def parse_ground_truth(text: str) -> CallGraph:
     return CallGraph.from_dict(data)
 
 
-_SURROGATE_IN_JSON = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")  # escaped (`\uD83D`) or literal
-
-
-def plainly_usable(data: object, text: str) -> bool:
+def plainly_usable(data: object, text: str) -> TypeGuard[dict[str, list[str]]]:
     """Whether `data`, parsed from `text`, is an object of lists of strings (two levels, no number, so no
     `Refused` marker) and `text` neither holds nor escapes a surrogate, so `refusal` has nothing to find and
     need not walk every string (most of the time of reading a ground truth)."""
-    plain_text = (text.isascii() and "\\u" not in text) or not _SURROGATE_IN_JSON.search(text)
-    if type(data) is not dict or not plain_text:
-        return False
-    # JSON gives exact lists and strings (a Refused marker is neither): compare types without a loop in Python
-    return set(map(type, data.values())) <= {list} and set(map(type, chain.from_iterable(data.values()))) <= {str}
+    return is_call_mapping(data) and not may_hold_surrogate(text)
 
 
 def _read_ground_truth(path: Path, shown: str, problems: list[Problem], program_id: str,

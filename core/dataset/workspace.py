@@ -341,10 +341,7 @@ class Workspace:
 
     def prediction_mappings(self, model: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """Only the `{caller: [callees]}` of each prediction (of `keys`, or all): the cheap form for scoring."""
-        sql = "select instance_key, graph from predictions where model = ?"
-        rows = self.db.execute(sql, [model]).fetchall() if keys is None else \
-            self._rows_of_keys(sql + " and instance_key in", [model], keys)
-        return {key: json.loads(text) for key, text in rows}
+        return {key: json.loads(text) for key, text in self._model_rows("graph", model, keys)}
 
     def ground_truth_mappings(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """The stored `{caller: [callees]}` of the given instances (all when `keys` is None)."""
@@ -354,25 +351,19 @@ class Workspace:
 
     def prediction_edges(self, model: str, keys: Iterable[str]) -> dict[str, bytes]:
         """The edge blob (`core.dataset.name_ids`) of each of the model's predictions of `keys` it has."""
-        keys = list(keys)
-        sql = "select instance_key, language, edges, graph from predictions where model = ?"
-        update = "update predictions set edges = ? where model = ? and instance_key = ?"
-        if len(keys) > MANY_KEYS:  # most of them: one scan beats asking 500 at a time
-            wanted = set(keys)
-            return {k: b for k, b in self._edge_blobs(sql, [model], None, update).items() if k in wanted}
-        return self._edge_blobs(sql + " and instance_key in", [model], keys, update)
+        return self._edge_blobs(self._model_rows("language, edges, graph", model, keys),
+                                "update predictions set edges = ? where model = ? and instance_key = ?", [model])
 
     def truth_edges(self, keys: Iterable[str]) -> dict[str, bytes]:
         """The edge blob of the ground truth of each of the instances `keys`."""
-        return self._edge_blobs("select key, language, truth_edges, ground_truth from instances where key in", [],
-                                keys, "update instances set truth_edges = ? where key = ?")
+        return self._edge_blobs(self._rows_of_keys("select key, language, truth_edges, ground_truth from instances "
+                                                   "where key in", [], keys),
+                                "update instances set truth_edges = ? where key = ?", [])
 
-    def _edge_blobs(self, sql: str, parameters: list, keys: Iterable[str] | None, update: str) -> dict[str, bytes]:
-        """Blobs as stored (of `keys`, or of every row of `sql`); a row stored before blobs were gets its blob now
+    def _edge_blobs(self, rows: list[tuple], update: str, parameters: list) -> dict[str, bytes]:
+        """Blobs of (key, language, blob, JSON) rows as stored; a row stored before blobs were gets its blob now
         (from its JSON), and keeps it."""
         blobs, missing = {}, []
-        rows = self.db.execute(sql, parameters).fetchall() if keys is None else \
-            self._rows_of_keys(sql, parameters, keys)
         for key, language, blob, text in rows:
             if blob is None:
                 missing.append((key, language, text))
@@ -384,6 +375,20 @@ class Workspace:
                     blobs[key] = blob = self.names.edge_blob(language, CallGraph.from_dict(json.loads(text)))
                     self.db.execute(update, [blob, *parameters, key])
         return blobs
+
+    def _model_rows(self, columns: str, model: str, keys: Iterable[str] | None) -> list[tuple]:
+        """(instance_key, *columns) of the model's predictions of `keys` (all when None). Asked for more than
+        MANY_KEYS, one scan of the model's rows, filtered, beats asking 500 at a time."""
+        sql = f"select instance_key, {columns} from predictions where model = ?"
+        if keys is not None:
+            keys = list(keys)
+            if len(keys) <= MANY_KEYS:
+                return self._rows_of_keys(sql + " and instance_key in", [model], keys)
+        rows = self.db.execute(sql, [model]).fetchall()
+        if keys is None:
+            return rows
+        wanted = set(keys)
+        return [row for row in rows if row[0] in wanted]
 
     def names_after(self, language: str, after: int) -> list[tuple[int, str]]:
         """(id, name) of the language's interned names with ids above `after`, by id."""

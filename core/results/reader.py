@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -31,7 +30,16 @@ from core.languages import registry
 from core.problems import Problem
 from core.records import CallGraph, Prediction
 from core.results.json_pieces import JsonError, JsonPieces, NotUtf8
-from core.safe_files import INT64, MAX_RESULTS_BYTES, open_bytes, parse_json, refusal, why_unreadable
+from core.safe_files import (
+    INT64,
+    MAX_RESULTS_BYTES,
+    is_call_mapping,
+    may_hold_surrogate,
+    open_bytes,
+    parse_json,
+    refusal,
+    why_unreadable,
+)
 from core.scoring.answers import parse_answer
 from core.scoring.run_family import member_name
 
@@ -126,9 +134,6 @@ def _records(results: ResultsFile, handle: BinaryIO, model: str | None) -> Itera
             results.problems.append(Problem(str(path), why_unreadable(error)))
 
 
-# What in a record's text can make `refusal` refuse it, besides a number made a `Refused` marker and a value nested
-# too deep (`JsonPieces` counts both): an escaped surrogate (a lone one can be neither stored nor printed).
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 NOT_RESULTS = 'not a results file: expected {"metadata": ..., "results": {...}} (or use .jsonl for one record per line)'
 
 
@@ -186,8 +191,7 @@ def _released_records(results: ResultsFile, pieces: JsonPieces, model: str | Non
             for number, program_id in enumerate(pieces.members(), 1):
                 refused = pieces.refused
                 entry = pieces.value()
-                plain = (pieces.refused == refused and not pieces.cut
-                         and not _SURROGATE_ESCAPE.search(pieces.last_text()))
+                plain = pieces.refused == refused and not pieces.cut and not may_hold_surrogate(pieces.last_text())
                 if context is None:
                     held.append((program_id, number, entry, plain))
                 else:
@@ -299,8 +303,7 @@ def _graph_from_stored(stored: object) -> tuple[CallGraph, list[str]]:
     """The edges the paper's metric reads from a stored `{caller: [callees]}`: every callee as written
     (blank ones too); a caller whose value is not a list has none; a callee that is a JSON number,
     boolean or null is an edge too (it can only be a false positive), kept as `NOT_A_STRING`."""
-    if isinstance(stored, dict) and set(map(type, stored.values())) <= {list} and \
-            set(map(type, chain.from_iterable(stored.values()))) <= {str}:  # the common case, checked in C
+    if is_call_mapping(stored):  # the common case
         return CallGraph.from_dict(stored), []
     if not isinstance(stored, dict):
         return CallGraph(), [f"prediction is {type(stored).__name__}, not an object; scored as empty"]

@@ -135,9 +135,6 @@ class NormalisedTruths:
         free_gradually(self.edges, self.keys, self.blobs)
 
 
-FEW_PROGRAMS = 1000
-
-
 def instance_counts(ws: Workspace, model: str, rows: Sequence[InstanceRow], modes: frozenset[str],
                     truths: NormalisedTruths | None = None, rules: str = DEFAULT_RULES) -> dict[str, Counts]:
     """Counts for every selected instance the model has a prediction for (cached in the workspace)."""
@@ -197,8 +194,7 @@ def _normalised_pairs(ws: Workspace, model: str, keys: list[str], languages: Map
     """(normalised truth, normalised prediction) of each key the model has a prediction for, under the truths'
     rule set and modes."""
     modes, rules = truths.modes, truths.rules
-    # a few programs (a model run's latest answers): read only theirs, not every prediction of the model
-    predictions = ws.prediction_mappings(model, keys if len(keys) <= FEW_PROGRAMS else None)
+    predictions = ws.prediction_mappings(model, keys)
     todo = [k for k in keys if k in predictions]
     pairs: dict[str, tuple[frozenset[Edge], frozenset[Edge]]] = {}
     if todo:
