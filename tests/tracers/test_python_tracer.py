@@ -107,6 +107,74 @@ def test_counts_and_call_site_lines(tmp_path):
         assert all(e.count_known for e in run.edges)
 
 
+def test_calls_sharing_an_instruction_offset_or_far_into_a_function_are_counted_per_call_site(tmp_path):
+    """`a`, `b` and `c` compile to the same bytecode, so their calls sit at the same instruction
+    offset (the monitoring backend's first-level cache is per offset); `a` and `c` call the same
+    function there; `call` is one site with two callees;
+    `long_one`'s call lies thousands of bytes into its code."""
+    padding = "\n".join(f"    total += {i}" for i in range(600))
+    source = f"""\
+def x():
+    return 1
+
+
+def y():
+    return 2
+
+
+def a():
+    return x()
+
+
+def b():
+    return y()
+
+
+def c():
+    return x()
+
+
+def call(f):
+    return f()
+
+
+def long_one():
+    total = 0
+{padding}
+    return x() + total
+
+
+for _ in range(5):
+    a()
+    b()
+    c()
+    call(x)
+call(y)
+long_one()
+long_one()
+"""
+    instance = program(tmp_path, {"main.py": source})
+    lines = source.splitlines()
+
+    def line(text: str, nth: int = 0) -> int:
+        return [number for number, found in enumerate(lines, 1) if found.strip() == text][nth]
+
+    for backend in ("c", "monitoring", "python"):
+        if leg_interpreter(backend)[0] is None:
+            continue
+        with leg(backend) as tracer:
+            run = tracer.trace(instance)
+        counts = {(e.edge, e.lines): e.count for e in run.edges}
+        assert counts == {
+            (("main", "main.a"), (line("a()"),)): 5, (("main", "main.b"), (line("b()"),)): 5,
+            (("main", "main.c"), (line("c()"),)): 5, (("main.c", "main.x"), (line("return x()", 1),)): 5,
+            (("main", "main.call"), (line("call(x)"), line("call(y)"))): 6,
+            (("main", "main.long_one"), (line("long_one()"), line("long_one()", 1))): 2,
+            (("main.a", "main.x"), (line("return x()"),)): 5, (("main.b", "main.y"), (line("return y()"),)): 5,
+            (("main.call", "main.x"), (line("return f()"),)): 5, (("main.call", "main.y"), (line("return f()"),)): 1,
+            (("main.long_one", "main.x"), (line("return x() + total"),)): 2}, backend
+
+
 def test_edges_seen_before_a_sigkill_survive(tmp_path):
     instance = program(tmp_path, {"main.py": """\
         import os

@@ -88,8 +88,9 @@ class MonitoringBackend(PythonBackend):
     can never be a callee or SPECIAL (library, module, class body, generator expression, boundary)
     returns DISABLE: that code location raises no more events. PY_THROW cannot be disabled.
     What a program call costs is the callback, `sys._getframe(2)` (the caller's frame object) and
-    the cell look-up of `_callbacks`: in tests/bench/bench_python_tracer.py on 3.13, 4.8x untraced,
-    1.6x the overhead of the C extension built for 3.13 (3.0x) and 1.75x its overhead on 3.11.
+    reading its `f_lasti` and `f_code` (about 40 ns each; `id()` of the code would add 45 ns, hence
+    the per-offset cells of `_callbacks`): in tests/bench/bench_python_tracer.py on 3.13, 3.7x
+    untraced, 1.36x the time of the C extension built for 3.13 (2.7x untraced).
     """
 
     name = "monitoring"
@@ -99,8 +100,10 @@ class MonitoringBackend(PythonBackend):
         super().__init__(recorder)
         recorder.thread_hook = None  # events reach every thread: no per-thread hook
         self.tool = tool
-        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> [count, callee code, edge key or None]
+        self.direct = {}  # (id(caller code), caller offset, id(callee code)) -> cell (see `_callbacks`)
         self.sites = {}  # id(caller code) -> per offset: the first cell of `direct` seen at that call site
+        self.no_cell: list = [0, None, None, None]  # where no cell is yet: never matches a code object
+        self.by_offset = [self.no_cell] * 1024  # per caller offset: the first cell of `direct` seen there
 
     @staticmethod
     def free_tool():
@@ -131,7 +134,7 @@ class MonitoringBackend(PythonBackend):
 
     def counts(self):
         totals = dict(self.counted)
-        for count, _, edge in list(self.direct.values()):
+        for count, _, edge, _ in list(self.direct.values()):
             if edge is not None:
                 totals[edge] = totals.get(edge, 0) + count
         lines = self.lines
@@ -140,15 +143,15 @@ class MonitoringBackend(PythonBackend):
     def _callbacks(self):
         """The event callbacks, as closures over what they need (no attribute look-ups per call).
 
-        The fast path: a program function called straight from a program (or transparent) frame
-        is counted in its cell `[count, callee code, edge key or None]`, found as
-        `sites[id(caller code)][caller offset]` (a dict look-up with an int key and a list index:
-        no tuple, no classification, no walk) when that call site called this callee first (a
-        call site calling several callees keeps the first there). Everything else takes `slow`:
-        the cell by (id(caller code), caller offset, id(callee code)) in `direct`, else the
-        classification and, for a caller that is not program code, the walk of
-        `PythonBackend._record`. The code objects are kept alive by `recorder.kinds`, so their
-        ids are not reused."""
+        A program function called straight from a program (or transparent) frame is counted in
+        its cell `[count, callee code, edge key or None, caller code]`. The fast path finds it
+        without building a key: first as `by_offset[caller offset]`, the first cell made at that
+        offset in any caller (a list index and two identity checks: no `id()`, no dict); then as
+        `sites[id(caller code)][caller offset]`, the first cell of that call site. Everything
+        else takes `slow`: the cell by (id(caller code), caller offset, id(callee code)) in
+        `direct`, else the classification and, for a caller that is not program code, the walk
+        of `PythonBackend._record`. The code objects are kept alive by `recorder.kinds`, so
+        their ids are not reused."""
         recorder = self.recorder
         kinds = recorder.kinds
         resolve = recorder.resolve
@@ -157,16 +160,22 @@ class MonitoringBackend(PythonBackend):
         record = self._record
         direct = self.direct
         sites = self.sites
+        by_offset = self.by_offset
         lines = self.lines
         frame_of = sys._getframe
         disable = _monitoring().DISABLE
         program, special_kind, callers = rec.PROGRAM, rec.SPECIAL, rec.CALLERS
-        no_cell = [0, None, None]  # an offset that has no cell: never matches a callee code
+        no_cell = self.no_cell
 
         def started(code, offset):
             try:
                 caller_frame = frame_of(2)  # 0: this callback, 1: the callee
-                cell = sites[id(caller_frame.f_code)][caller_frame.f_lasti]
+                site = caller_frame.f_lasti
+                cell = by_offset[site]
+                if cell[1] is code and cell[3] is caller_frame.f_code:
+                    cell[0] += 1
+                    return None
+                cell = sites[id(caller_frame.f_code)][site]
             except (KeyError, IndexError, ValueError):  # ValueError: the first frame of a thread started from C
                 return slow(code)
             if cell[1] is code:
@@ -205,9 +214,13 @@ class MonitoringBackend(PythonBackend):
                 if caller_kind in callers:
                     site = caller_frame.f_lasti
                     edge = None if caller == callee else (caller, callee, site)
-                    cell = direct[key] = [1, code, edge]
+                    cell = direct[key] = [1, code, edge, caller_code]
                     if row[site] is no_cell:
                         row[site] = cell
+                    if site >= len(by_offset):
+                        by_offset.extend([no_cell] * (site + 1 - len(by_offset)))
+                    if by_offset[site] is no_cell:
+                        by_offset[site] = cell
                     if edge is not None and edge not in lines:
                         line = lines[edge] = caller_frame.f_lineno
                         new_edge(caller, callee, line)
