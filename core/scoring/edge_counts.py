@@ -55,7 +55,7 @@ def count_blobs(ws: Workspace, languages: Mapping[str, str], truths: Mapping[str
             truth = _codes([truths[k] for k in chunk], name_map.ids, size)
             predicted = _codes([predictions[k] for k in chunk], name_map.ids, size)
             per_program = size * size
-            both = np.intersect1d(truth, predicted, assume_unique=True)
+            both = _common(truth, predicted)
             tp = np.bincount(both // per_program, minlength=len(chunk)).tolist()
             in_truth = np.bincount(truth // per_program, minlength=len(chunk)).tolist()
             in_predicted = np.bincount(predicted // per_program, minlength=len(chunk)).tolist()
@@ -74,11 +74,24 @@ def _codes(blobs: Sequence[bytes], ids: np.ndarray, size: int) -> np.ndarray:
     mapped = ids[pairs]
     kept = (mapped >= 0).all(axis=1)
     mapped, program = mapped[kept], program[kept]
-    codes = np.sort((program * size + mapped[:, 0]) * size + mapped[:, 1])
+    # stable (timsort) finds the runs the program-major order leaves: about twice as fast as the default here
+    codes = np.sort((program * size + mapped[:, 0]) * size + mapped[:, 1], kind="stable")
     # distinct by hand: np.unique (numpy 2.4, hashing) is about 30 times slower on these arrays than a sort
     distinct = np.ones(len(codes), bool)
     distinct[1:] = codes[1:] != codes[:-1]
     return codes[distinct]
+
+
+def _common(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The values in both sorted, distinct arrays, by binary search of the first (np.intersect1d sorts both
+    together again: about 5 times slower)."""
+    import numpy as np
+
+    if not len(first):
+        return first
+    found = np.searchsorted(first, second)
+    found[found == len(first)] = 0
+    return second[first[found] == second]
 
 
 def _name_map(ws: Workspace, language: str, modes: frozenset[str]) -> _NameMap:
