@@ -20,10 +20,10 @@ from resources import DEMO_DATASET
 from tests.bench.synthetic import corrupt, generate, split_ids
 
 
-def _index(root: Path, workspace: Path) -> tuple[list[dict], list[tuple]]:
+def _index(root: Path, workspace: Path, jobs: int | None = None) -> tuple[list[dict], list[tuple]]:
     ws = Workspace(workspace)
     try:
-        refresh_index(ws, root)
+        refresh_index(ws, root, jobs=jobs)
         rows = [dict(row) for row in ws.db.query("select * from instances order by key")]
         return rows, [(p.path, p.message, p.severity, p.instance_id) for p in ws.problems()]
     finally:
@@ -142,3 +142,17 @@ def test_storing_the_index_in_batches_changes_nothing(tmp_path: Path, monkeypatc
     assert stopped.instance_count() == 14  # two batches kept
     stopped.close()
     assert _index(root, tmp_path / "stopped.sqlite") == whole
+
+
+def test_reading_the_programs_in_worker_processes_changes_nothing(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Changed programs (broken and hostile ones among them) read by two worker processes, 7 to a task: the same
+    rows and problems, in the same order, as read here."""
+    import core.dataset.indexing as indexing
+
+    root = _synthetic(tmp_path / "data")
+    here = _index(root, tmp_path / "here.sqlite", jobs=1)
+    monkeypatch.setattr(indexing, "LOAD_CHUNK", 7)
+    assert _index(root, tmp_path / "workers.sqlite", jobs=2) == here
+    rows, problems = here
+    assert len(rows) >= 200 and len(problems) >= 10

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain
 from pathlib import Path
 
 from core.dataset.layout import (
@@ -29,6 +32,7 @@ from core.errors import DatasetError, WorkspaceError
 from core.languages import registry
 from core.problems import Problem
 from core.records import Instance
+from core.worker_pool import default_jobs, ordered_map
 
 Progress = Callable[[int, int, str], None]
 
@@ -81,7 +85,9 @@ STORE_BATCH = 1000
 
 
 def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None = None,
-                  progress: Progress | None = None) -> IndexReport:
+                  progress: Progress | None = None, jobs: int | None = None) -> IndexReport:
+    """Bring the index up to date with the folder (see the module's docstring). `jobs`: worker processes reading
+    the changed programs (default: this machine's cores when many changed, else none)."""
     started = time.perf_counter()
     root = checked_root(root)
     bound = ws.setting("dataset_root")
@@ -111,25 +117,24 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     rows: list[dict] = []
     problems: list[tuple[str, Problem]] = []
     stored = 0
-    for done, (folder, hint, relative) in enumerate(changed, 1):
-        folder_problems: list[Problem] = []
-        loaded = load_program(folder, hint, folder_problems, root)
-        if loaded is not None:
-            instance, stats = loaded
-            if instance.key in unchanged_keys:
-                folder_problems.append(Problem(shown_path(folder, root), f"duplicate program id {instance.key}; "
-                                               "skipped", "error", instance.id))
-            else:
-                unchanged_keys.add(instance.key)
-                split = splits.split_of(instance.language, instance.id) if splits else instance.split
-                rows.append(_row(instance, split, stats, relative, current[relative]))
-        problems.extend((relative, p) for p in folder_problems)
-        if len(rows) == STORE_BATCH:  # stored as it goes: memory holds one batch, whatever the dataset's size
-            ws.update_index(rows, [], problems)  # a folder's problems go with its row (they replace its old ones)
-            stored += len(rows)
-            rows, problems = [], []
-        if progress is not None and (done % 250 == 0 or done == len(changed)):
-            progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
+    with closing(_load_changed(changed, root, jobs)) as loaded_chunks:  # closed at once when stopped: the workers too
+        for done, (relative, loaded, folder_problems) in enumerate(chain.from_iterable(loaded_chunks), 1):
+            if loaded is not None:
+                key, language, program_id, own_split, shown, row = loaded
+                if key in unchanged_keys:
+                    folder_problems.append(Problem(shown, f"duplicate program id {key}; skipped", "error", program_id))
+                else:
+                    unchanged_keys.add(key)
+                    row["split"] = splits.split_of(language, program_id) if splits else own_split
+                    row["fingerprint"] = current[relative]
+                    rows.append(row)
+            problems.extend((relative, p) for p in folder_problems)
+            if len(rows) == STORE_BATCH:  # stored as it goes: memory holds one batch, whatever the dataset's size
+                ws.update_index(rows, [], problems)  # a folder's problems go with its row (they replace its old ones)
+                stored += len(rows)
+                rows, problems = [], []
+            if progress is not None and (done % 250 == 0 or done == len(changed)):
+                progress(done, len(changed), f"indexed {done} of {len(changed)} changed programs")
 
     ws.update_index(rows, removed, [*problems, *(("", p) for p in dataset_problems)],
                     meta={"dataset_root": str(root), "layout": layout, "splits_dir": str(splits_path or "")})
@@ -138,6 +143,41 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     instances = ws.instance_count()
     return IndexReport(instances=instances, loaded=stored, reused=instances - stored, removed=len(removed),
                        seconds=time.perf_counter() - started, problems=ws.problems())
+
+
+# Changed programs are read by worker processes (`core.worker_pool`) from this many on, LOAD_CHUNK to a task.
+PARALLEL_FROM = 1500
+LOAD_CHUNK = 100
+
+LoadedFolder = tuple[str, tuple[str, str, str, str, str, dict] | None, list[Problem]]
+
+
+def _load_changed(changed: list[tuple[Path, str | None, str]], root: Path,
+                  jobs: int | None) -> Generator[list[LoadedFolder], None, None]:
+    """The changed folders read, a chunk at a time, in order: in worker processes when there are many (or `jobs`
+    says how many), else here."""
+    if jobs is None:
+        jobs = default_jobs() if len(changed) >= PARALLEL_FROM else 1
+    chunks = ([(str(folder), hint, relative) for folder, hint, relative in changed[start:start + LOAD_CHUNK]]
+              for start in range(0, len(changed), LOAD_CHUNK))
+    return ordered_map(partial(_load_folders, str(root)), chunks, min(jobs, -(-len(changed) // LOAD_CHUNK)))
+
+
+def _load_folders(root: str, chunk: list[tuple[str, str | None, str]]) -> list[LoadedFolder]:
+    """(folder, (key, language, id, own split, path shown, index row without split and fingerprint) or None,
+    problems) of each program folder of a chunk (run in a worker process: module level, plain arguments)."""
+    loaded_chunk: list[LoadedFolder] = []
+    for folder, hint, relative in chunk:
+        folder_problems: list[Problem] = []
+        loaded = load_program(Path(folder), hint, folder_problems, Path(root))
+        if loaded is None:
+            loaded_chunk.append((relative, None, folder_problems))
+            continue
+        instance, stats = loaded
+        row = _row(instance, "", stats, relative, "")
+        loaded_chunk.append((relative, (instance.key, instance.language, instance.id, instance.split,
+                                        shown_path(Path(folder), Path(root)), row), folder_problems))
+    return loaded_chunk
 
 
 def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
