@@ -107,3 +107,57 @@ def test_a_file_that_is_not_a_results_file_is_reported(ws, tmp_path):
     path.write_text('{"hello": 1}')
     report = import_results(ws, [path])
     assert report.stored == {} and "not a results file" in report.problems[0].message
+
+
+def _contents(workspace) -> dict:
+    """What an import leaves in a workspace, but the import time."""
+    return {"predictions": workspace.db.execute("select * from predictions order by model, instance_key").fetchall(),
+            "models": workspace.db.execute("select name, illustrative, note, sources from models order by name")
+            .fetchall(),
+            "scores": workspace.db.execute("select * from scores order by 1, 2, 3").fetchall(),
+            "names": workspace.db.execute("select * from names order by id").fetchall()}
+
+
+def test_reading_in_a_reader_process_stores_the_same_as_reading_here(ws, tmp_path):
+    """Released files (records needing their question's keys among them), a JSONL, a file broken part-way, a
+    model answering the same program in two files (the later file wins) and an illustrative file: imported with the
+    files read here and read by a reader process, 2 records to a batch, the same report and the same rows."""
+    import core.results.importing as importing
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    released_file(folder, "a-model", results={
+        "p_0001": {"raw_response": RAW, "prediction": {"main": ["main.run"], "main.run": ["main.helper"]}},
+        "p_0002": {"raw_response": RAW, "prediction": {"main": "main.run"}},  # a shape problem: parsed with keys
+        "cli_0003": {"raw_response": "1. main.run"}, "ghost_0001": {"prediction": {}}})
+    released_file(folder, "b-model", "javascript", {"cli_0003": {"prediction": {"main": ["main.greet"]}}})
+    (folder / "c-model_python_t0.0_r0.json").write_text(json.dumps({
+        "metadata": {"model": "c-model", "illustrative": True, "note": "made up"},
+        "results": {"p_0001": {"prediction": {"main": ["main.run"]}}}}))
+    (folder / "d-broken_python_t0.0_r0.json").write_text(
+        '{"metadata": {"model": "d-broken"}, "results": {"p_0001": {"prediction": {"main": []}}, "p_0002": {')
+    (folder / "e-run.jsonl").write_text("\n".join([
+        json.dumps({"instance_id": "p_0001", "model": "a-model", "raw_response": RAW, "tokens_in": 5}),
+        "{not json", json.dumps({"instance_id": "cli_0003", "model": "a-model", "prediction": {}})]) + "\n")
+    importing.BATCH = 2  # the reader process reads its own module: a batch there stays BATCH (500)
+    try:
+        here = import_results(ws, [folder], jobs=1)
+    finally:
+        importing.BATCH = 500
+    other, _ = open_dataset(ws.setting("dataset_root"), tmp_path / "other.sqlite")
+    with other:
+        elsewhere = import_results(other, [folder], jobs=2)
+        assert _contents(other) == _contents(ws)
+    assert (elsewhere.files, elsewhere.stored, [str(p) for p in elsewhere.problems]) == (
+        here.files, here.stored, [str(p) for p in here.problems])
+    assert here.stored == {"a-model": 3, "b-model": 1, "c-model": 1, "d-broken": 1}
+    assert ws.predictions("a-model")["python/p_0001"].tokens_in == 5  # the JSONL, read after the released file
+    assert len(here.problems) == 4
+
+
+def test_a_reader_process_that_fails_is_a_one_line_error(tmp_path):
+    from core.results.importing import _read_elsewhere
+
+    path = released_file(tmp_path, results={"p_0001": {"prediction": {}}})
+    with pytest.raises(ResultsError, match=r"^the results reader failed: AttributeError: 'list' object"):
+        list(_read_elsewhere([path], None, ["not", "an", "index"]))  # type: ignore[arg-type]

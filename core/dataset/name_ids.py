@@ -39,14 +39,14 @@ class NameIds:
 
     def edge_blob(self, language: str, graph: CallGraph) -> bytes:
         """The blob of a graph's edges; call inside a write transaction (new names are inserted)."""
-        return self.edge_blobs(language, [graph])[0]
+        return self.edge_blobs(language, [graph.edge_ends()])[0]
 
-    def edge_blobs(self, language: str, graphs: Sequence[CallGraph]) -> list[bytes]:
-        """One blob per graph, interning new names once for all of them. An edge a graph's dict names twice is
-        in its blob twice (scoring counts each edge once)."""
+    def edge_blobs(self, language: str, ends: Sequence[tuple[list[str], list[str]]]) -> list[bytes]:
+        """One blob per graph given by its edges' callers and callees (`CallGraph.edge_ends`), interning new names
+        once for all of them. An edge a graph's dict names twice is in its blob twice (scoring counts each edge
+        once)."""
         import numpy as np
 
-        ends = [graph.edge_ends() for graph in graphs]
         ids = self._ids(language, dict.fromkeys(chain.from_iterable(chain.from_iterable(ends))))
         blobs = []
         for callers, callees in ends:

@@ -257,15 +257,20 @@ class Workspace:
     def store_predictions(self, model: str, predictions: Iterable[Prediction], *, sources: Iterable[str] = (),
                           illustrative: bool = False, note: str = "") -> int:
         """Insert or replace a model's predictions (one per instance) and drop their cached scores."""
-        predictions = list(predictions)
-        rows = [_prediction_row(p) for p in predictions]
+        return self.store_prepared(model, list(map(prepared_prediction, predictions)), sources=sources,
+                                   illustrative=illustrative, note=note)
+
+    def store_prepared(self, model: str, prepared: list[PreparedPrediction], *, sources: Iterable[str] = (),
+                       illustrative: bool = False, note: str = "") -> int:
+        """`store_predictions` of predictions already made rows (`prepared_prediction`, maybe in another process)."""
+        rows = [row for row, _, _ in prepared]
         now = time.time()
         with self.db.atomic():
             by_language: dict[str, list[int]] = {}
-            for number, prediction in enumerate(predictions):
-                by_language.setdefault(prediction.language, []).append(number)
+            for number, row in enumerate(rows):
+                by_language.setdefault(row["language"], []).append(number)
             for language, numbers in by_language.items():
-                blobs = self.names.edge_blobs(language, [predictions[n].graph for n in numbers])
+                blobs = self.names.edge_blobs(language, [prepared[n][1:] for n in numbers])
                 for number, blob in zip(numbers, blobs, strict=True):
                     rows[number]["edges"] = blob
             existing = list(self.db.query("select sources from models where name = ?", [model]))
@@ -593,6 +598,14 @@ def _instance_row(r: dict) -> InstanceRow:
                        original_file=r["original_file"])
 
 
+# A prediction as stored: its row (without the edge blob) and its edges' callers and callees (`CallGraph.edge_ends`).
+PreparedPrediction = tuple[dict, list[str], list[str]]
+
+
+def prepared_prediction(p: Prediction) -> PreparedPrediction:
+    return (_prediction_row(p), *p.graph.edge_ends())
+
+
 def _prediction_row(p: Prediction) -> dict:
     return {"model": p.model, "instance_key": p.key, "instance_id": p.instance_id, "language": p.language,
             "graph": json.dumps(p.graph.to_dict()), "raw_response": p.raw_response,
@@ -628,4 +641,5 @@ def _chunks(items: list, size: int) -> Iterator[list]:
         yield items[start:start + size]
 
 
-__all__ = ["InstanceRow", "ModelRow", "ModelRunRow", "RequestRow", "Workspace", "default_workspace_path"]
+__all__ = ["InstanceRow", "ModelRow", "ModelRunRow", "PreparedPrediction", "RequestRow", "Workspace",
+           "default_workspace_path", "prepared_prediction"]

@@ -7,7 +7,8 @@ For each size, a synthetic dataset of about that many programs with results file
 child's maximum resident set) are measured:
 - the baseline: a straightforward per-file scorer (`baseline` below), as the release's compute_metrics.py works:
   for every results file, reload it and each program's `callgraph.json`, normalise every name, count;
-- ours: `traceeval score DATASET --results DIR` into a new workspace (index, import, score, print the table).
+- ours: `traceeval score DATASET --results DIR` into a new workspace (index, import, score, print the table), with
+  the worker processes it starts on this machine's cores (their memory counted in its peak).
 The two tables must be identical (TP/FP/FN per model and language, and the averages). Then, in one process on the
 workspace just made: a table with another mode set (cold: never scored that way), the same again (warm), and the
 paper's modes with the score cache and name caches dropped (cold after a scorer change).
@@ -92,14 +93,40 @@ def rescore(workspace: Path) -> dict[str, float]:
 
 
 def measured(command: list[str]) -> tuple[str, float, float]:
-    """(stdout, wall seconds, peak resident MB) of one `--child` step run to completion in a fresh interpreter."""
+    """(stdout, wall seconds, peak resident MB) of one `--child` step run to completion in a fresh interpreter.
+    The peak counts the worker processes the step starts: the larger of the child's own high-water mark and the
+    largest sum of resident memory over the child and all its descendants, sampled every 20 ms (shared pages
+    count once per process: an upper bound)."""
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command[2:4])} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    peak_kb = int(done.stderr.strip().rsplit("\n", 1)[-1].removeprefix(PEAK))
-    return done.stdout, seconds, peak_kb / 1024
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child_process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        tree_kb = 0
+        while child_process.poll() is None:
+            tree_kb = max(tree_kb, _tree_resident_kb(child_process.pid))
+            time.sleep(0.02)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if child_process.returncode:
+        raise SystemExit(f"{' '.join(command[2:4])} failed ({child_process.returncode}):\n{stderr[-2000:]}")
+    peak_kb = int(stderr.strip().rsplit("\n", 1)[-1].removeprefix(PEAK))
+    return stdout, seconds, max(peak_kb, tree_kb) / 1024
+
+
+def _tree_resident_kb(pid: int) -> int:
+    """VmRSS of a process and all its descendants, in KiB (0 for any that has gone)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(status.split("VmRSS:")[1].split()[0]) if "VmRSS:" in status else 0
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 PEAK = "peak resident KiB: "
