@@ -118,14 +118,15 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
     problems: list[tuple[str, Problem]] = []
     stored = 0
     with closing(_load_changed(changed, root, jobs)) as loaded_chunks:  # closed at once when stopped: the workers too
-        for done, (relative, loaded, folder_problems) in enumerate(chain.from_iterable(loaded_chunks), 1):
-            if loaded is not None:
-                key, language, program_id, own_split, shown, row = loaded
-                if key in unchanged_keys:
-                    folder_problems.append(Problem(shown, f"duplicate program id {key}; skipped", "error", program_id))
+        for done, (relative, row, folder_problems) in enumerate(chain.from_iterable(loaded_chunks), 1):
+            if row is not None:
+                if row["key"] in unchanged_keys:
+                    folder_problems.append(Problem(shown_path(root / relative, root), f"duplicate program id "
+                                                   f"{row['key']}; skipped", "error", row["id"]))
                 else:
-                    unchanged_keys.add(key)
-                    row["split"] = splits.split_of(language, program_id) if splits else own_split
+                    unchanged_keys.add(row["key"])
+                    if splits:
+                        row["split"] = splits.split_of(row["language"], row["id"])
                     row["fingerprint"] = current[relative]
                     rows.append(row)
             problems.extend((relative, p) for p in folder_problems)
@@ -149,7 +150,7 @@ def refresh_index(ws: Workspace, root: str | Path, splits_dir: str | Path | None
 PARALLEL_FROM = 1500
 LOAD_CHUNK = 100
 
-LoadedFolder = tuple[str, tuple[str, str, str, str, str, dict] | None, list[Problem]]
+LoadedFolder = tuple[str, dict | None, list[Problem]]  # (folder, its index row or None, its problems)
 
 
 def _load_changed(changed: list[tuple[Path, str | None, str]], root: Path,
@@ -164,19 +165,12 @@ def _load_changed(changed: list[tuple[Path, str | None, str]], root: Path,
 
 
 def _load_folders(root: str, chunk: list[tuple[str, str | None, str]]) -> list[LoadedFolder]:
-    """(folder, (key, language, id, own split, path shown, index row without split and fingerprint) or None,
-    problems) of each program folder of a chunk (run in a worker process: module level, plain arguments)."""
+    """Each program folder of a chunk read (run in a worker process: module level, plain arguments)."""
     loaded_chunk: list[LoadedFolder] = []
     for folder, hint, relative in chunk:
         folder_problems: list[Problem] = []
         loaded = load_program(Path(folder), hint, folder_problems, Path(root))
-        if loaded is None:
-            loaded_chunk.append((relative, None, folder_problems))
-            continue
-        instance, stats = loaded
-        row = _row(instance, "", stats, relative, "")
-        loaded_chunk.append((relative, (instance.key, instance.language, instance.id, instance.split,
-                                        shown_path(Path(folder), Path(root)), row), folder_problems))
+        loaded_chunk.append((relative, None if loaded is None else _row(*loaded, relative), folder_problems))
     return loaded_chunk
 
 
@@ -191,16 +185,17 @@ def _apply_splits(ws: Workspace, splits: SplitIndex | None) -> None:
             ws.db.conn.executemany("update instances set split = ? where key = ?", updates)
 
 
-def _row(instance: Instance, split: str, stats: ProgramStats, folder: str, fingerprint: str) -> dict:
-    """The instance's row, its split already set: setting it after storing rewrote every new row again."""
+def _row(instance: Instance, stats: ProgramStats, folder: str) -> dict:
+    """The instance's row; the split files' split and the fingerprint are set before it is stored (setting the split
+    after storing rewrote every new row again)."""
     graph = instance.ground_truth
     return {
-        "key": instance.key, "id": instance.id, "language": instance.language, "split": split,
+        "key": instance.key, "id": instance.id, "language": instance.language, "split": instance.split,
         "repo": instance.repo, "folder": folder, "files": json.dumps(list(instance.files)),
         "entry_point": instance.entry_point, "functions": len(graph.keys), "edges": len(graph.edges),
         "lines": stats.lines, "bytes": stats.bytes, "n_files": stats.files,
         "source_url": instance.provenance.source_url, "original_file": instance.provenance.original_file,
-        "ground_truth": json.dumps(graph.to_dict()), "fingerprint": fingerprint,
+        "ground_truth": json.dumps(graph.to_dict()), "fingerprint": "",
     }
 
 

@@ -174,16 +174,21 @@ class Workspace:
                                 f"(select key from instances where folder in ({marks}))", chunk)
                 self.db.execute(f"delete from instances where folder in ({marks})", chunk)
                 self.db.execute(f"delete from problems where folder in ({marks})", chunk)
-            if rows:  # one executemany: sqlite_utils' insert_all checked and converted every value (~0.1 s at 10k)
-                columns = list(rows[0])
-                self.db.conn.executemany(f"insert or replace into instances ({', '.join(columns)}) values "
-                                         f"({', '.join('?' * len(columns))})",
-                                         [tuple(row[column] for column in columns) for row in rows])
+            self._insert_or_replace("instances", rows)
             self.db.table("problems").insert_all(
                 ({"folder": folder, "path": p.path, "message": p.message, "severity": p.severity,
                   "instance_id": p.instance_id} for folder, p in problems), batch_size=1000)
             for key, value in meta.items():
                 self.set_setting(key, value)
+
+    def _insert_or_replace(self, table: str, rows: list[dict]) -> None:
+        """Rows with the same columns in one executemany (sqlite_utils' insert_all checked and converted every value:
+        about 0.1 s at 10k rows); call inside a transaction."""
+        if rows:
+            columns = list(rows[0])
+            self.db.conn.executemany(f"insert or replace into {table} ({', '.join(columns)}) values "
+                                     f"({', '.join('?' * len(columns))})",
+                                     [tuple(row[column] for column in columns) for row in rows])
 
     def index_state(self) -> dict[str, tuple[str, str]]:
         """folder -> (instance key, fingerprint) for every indexed instance."""
@@ -278,9 +283,7 @@ class Workspace:
             all_sources = list(dict.fromkeys([*known_sources, *sources]))
             self.db.table("models").upsert({"name": model, "illustrative": int(illustrative), "note": note,
                                            "sources": json.dumps(all_sources), "imported_at": now}, pk="name")
-            columns = list(rows[0]) if rows else []
-            self.db.conn.executemany(f"insert or replace into predictions ({', '.join(columns)}) values "
-                                     f"({', '.join('?' * len(columns))})", [tuple(r.values()) for r in rows])
+            self._insert_or_replace("predictions", rows)
             for chunk in _chunks([r["instance_key"] for r in rows], 500):
                 marks = ",".join("?" * len(chunk))
                 self.db.execute(f"delete from scores where model = ? and instance_key in ({marks})", [model, *chunk])
