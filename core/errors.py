@@ -43,3 +43,7 @@ class ReleaseError(TraceEvalError):
 
 class MissingExtraError(TraceEvalError):
     """An optional dependency is not installed; the message names the extra that brings it (`core.extras`)."""
+
+
+class Cancelled(TraceEvalError):
+    """The work stopped because its cancel event was set; nothing of it was kept."""
