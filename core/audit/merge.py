@@ -165,13 +165,19 @@ class _Snapshot:
 
     def problem(self) -> str:
         """The first row the audit store would not have stored or could not read back, named ("" when none)."""
-        checks = [("audit", self.audits.values(), _audit_problem),
-                  ("audit item", (i for items in self.items.values() for i in items), _item_problem),
-                  *((kind.name, self.rows[kind.table], _ROW_CHECKS[kind.name]) for kind in ROW_KINDS)]
-        for what, rows, check in checks:
-            for row in rows:
+        rows = {"audit": self.audits.values(), "audit item": (i for items in self.items.values() for i in items),
+                **{kind.name: self.rows[kind.table] for kind in ROW_KINDS}}
+        for what, check in _CHECKS.items():
+            judged: set[tuple] = set()  # rows alike in what the store checks are judged once
+            for row in rows[what]:
                 try:
-                    check(row)
+                    missing = [column for column in check.texts if type(row[column]) is not str]
+                    if missing:
+                        raise TypeError(f"no {missing[0]}")
+                    alike = tuple(row[c] for c in check.judged) if check.judged else tuple(row.values())
+                    if alike not in judged:
+                        check.judge(row)
+                        judged.add(alike)
                 except (ValueError, TypeError) as error:
                     where = f"audit {row.get('name')!r}" if what == "audit" else f"{what} {_row_name(row)}"
                     return f"{where}: {error}"
@@ -344,22 +350,25 @@ class _Merge:
 
 
 # -- what the store would have stored ---------------------------------------------------------------------
+class _RowCheck(NamedTuple):
+    texts: tuple[str, ...]  # columns that must hold text
+    judged: tuple[str, ...]  # the columns `judge` reads (all when empty)
+    judge: Callable[[dict], object]  # ValueError or TypeError for a row the store would not have stored
+
+
 def _audit_problem(row: dict) -> None:
     for column in ("strata", "languages", "modes", "annotators"):
         _string_list(row[column] or "[]", column)
     for annotator in audit_from_row(row).annotators:
         check_person_name(annotator)
-    _texts(row, "name")
 
 
-def _item_problem(row: dict) -> None:
-    _texts(row, "audit", "instance_key", "caller", "callee")
+def _position(row: dict) -> None:
     if not isinstance(row["position"], int):
         raise TypeError("no position")
 
 
 def _verdict_problem(row: dict) -> None:
-    _texts(row, "instance_key", "caller", "callee", "created_at")
     verdict_from_row(row)
     check_person_name(row["auditor"], "auditor")
     if row["action"] not in VERDICT_ACTIONS:
@@ -367,26 +376,25 @@ def _verdict_problem(row: dict) -> None:
 
 
 def _adjudication_problem(row: dict) -> None:
-    _texts(row, "audit", "instance_key", "caller", "callee", "created_at")
-    Adjudication(row["audit"], EdgeRef(row["instance_key"], row["caller"], row["callee"]), row["label"],
-                 row["adjudicator"])
+    Adjudication(row["audit"], EdgeRef("", "", ""), row["label"], row["adjudicator"])
     check_person_name(row["adjudicator"], "adjudicator")
 
 
 def _answer_problem(row: dict) -> None:
-    _texts(row, "audit", "instance_key", "caller", "created_at")
     check_person_name(row["annotator"])
     _string_list(row["callees"], "callees")
 
 
-_ROW_CHECKS = {VERDICTS.name: _verdict_problem, ADJUDICATIONS.name: _adjudication_problem,
-               ANSWERS.name: _answer_problem}
-
-
-def _texts(row: dict, *columns: str) -> None:
-    missing = [column for column in columns if not isinstance(row[column], str)]
-    if missing:
-        raise TypeError(f"no {missing[0]}")
+EDGE_TEXTS = ("audit", "instance_key", "caller", "callee")
+_CHECKS = {
+    "audit": _RowCheck(("name",), (), _audit_problem),
+    "audit item": _RowCheck(EDGE_TEXTS, ("position",), _position),
+    VERDICTS.name: _RowCheck(("instance_key", "caller", "callee", "created_at"), ("label", "auditor", "action"),
+                             _verdict_problem),
+    ADJUDICATIONS.name: _RowCheck((*EDGE_TEXTS, "created_at"), ("label", "adjudicator"), _adjudication_problem),
+    ANSWERS.name: _RowCheck(("audit", "instance_key", "caller", "created_at"), ("annotator", "callees"),
+                            _answer_problem),
+}
 
 
 def _string_list(text: object, column: str) -> None:

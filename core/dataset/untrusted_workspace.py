@@ -33,7 +33,7 @@ from core.dataset.workspace import Workspace
 from core.dataset.workspace_db import WorkspaceDatabase, connect_private_copy
 from core.errors import Cancelled, WorkspaceError
 
-MiB = 1 << 20
+KiB, MiB = 1 << 10, 1 << 20
 MAX_FILE_BYTES = 2048 * MiB  # the file and its -wal together: what is copied
 MAX_ROWS = 200_000  # rows of each table read
 MAX_VALUE_BYTES = 1 * MiB  # one value: a note, an answer's callees
@@ -58,7 +58,7 @@ SCHEMA_COLUMNS = frozenset({"type", "name", "tbl_name", "sql"})
 MIGRATIONS_TABLE = "_sqlite_migrations"
 MIGRATION_COLUMNS = ("migration_set", "name")
 PRAGMAS = frozenset({"integrity_check", "table_xinfo", "page_count", "page_size"})
-FUNCTIONS = frozenset({"count"})
+FUNCTIONS = frozenset({"count", "sum", "coalesce", "length", "typeof"})
 # SQLite before 3.33 checks the whole file, the CHECKs of tables not read too: there, the check is left out
 CHECKS_ONE_TABLE = sqlite3.sqlite_version_info >= (3, 33)
 _TOKEN = re.compile(r"""\s+ | --[^\n]* | /\*.*?\*/
@@ -69,9 +69,10 @@ _TOKEN = re.compile(r"""\s+ | --[^\n]* | /\*.*?\*/
 SCHEMA_WORDS = frozenset({"CREATE", "TABLE", "INDEX", "UNIQUE", "IF", "NOT", "EXISTS", "ON", "PRIMARY", "KEY", "NULL",
                           "DEFAULT", "ASC", "DESC", "AUTOINCREMENT", "TEXT", "INTEGER", "INT", "REAL", "FLOAT",
                           "BLOB", "NUMERIC"})
-_VALUE_KINDS = {str: "text", bytes: "a blob", int: "an integer", float: "a real number"}
-COLUMN_TYPES: dict[str, tuple[type, ...]] = {"TEXT": (str,), "INTEGER": (int,), "INT": (int,), "REAL": (float, int),
-                                             "FLOAT": (float, int), "BLOB": (bytes,)}
+# a column's declared type -> what SQLite's typeof() may say of its values (besides null), and those in words
+COLUMN_TYPES = {"TEXT": ("text",), "INTEGER": ("integer",), "INT": ("integer",), "REAL": ("real", "integer"),
+                "FLOAT": ("real", "integer"), "BLOB": ("blob",)}
+_VALUE_KINDS = {"text": "text", "blob": "a blob", "integer": "an integer", "real": "a real number"}
 
 
 @contextlib.contextmanager
@@ -179,7 +180,7 @@ def _copy_file(path: Path, to: Path, budget: int, source: Path, stop: _Stop, pro
                 if done > budget:
                     raise _too_big(source)
                 writer.write(chunk)
-                progress(done, size, f"copying {path.name}")
+                progress(done // KiB, size // KiB, f"copying {path.name}")  # in KiB: a window's progress is an int
                 stop.check()
             return done
     except FileNotFoundError:
@@ -377,51 +378,53 @@ class _GuardedCopy:
     # rows ---------------------------------------------------------------------------------------------
     def _copy_table(self, table: str, reference: WorkspaceDatabase) -> None:
         info = reference.execute(f"pragma table_info({_quoted(table)})").fetchall()
-        names = [row[1] for row in info]
-        kinds = [COLUMN_TYPES.get(row[2].upper(), (str, int, float, bytes)) for row in info]
-        source_columns = self._check_table(table, names)
+        names, types = [row[1] for row in info], [row[2].upper() for row in info]
+        columns = self._check_table(table, names)
+        self._check_values(table, names, columns, types)
         insert = (f"insert into {_quoted(table)} ({', '.join(map(_quoted, names))}) "
                   f"values ({', '.join('?' * len(names))})")
-        batch: list[tuple] = []
-        for row in self._rows(table, source_columns):
-            for name, kind, value in zip(names, kinds, row):
-                if value is not None and not isinstance(value, kind):
-                    raise WorkspaceError(f"{self.source}: {_VALUE_KINDS[type(value)]} in {table}.{name}, where a "
-                                         f"workspace keeps {info[names.index(name)][2].lower()}; not read")
-            batch.append(row)
-            if len(batch) == 1000:
-                self._insert(reference, insert, batch, table)
-        self._insert(reference, insert, batch, table)
-
-    def _insert(self, reference: WorkspaceDatabase, insert: str, batch: list[tuple], table: str) -> None:
         try:
-            reference.conn.executemany(insert, batch)
+            reference.conn.executemany(insert, self._rows(table, columns))
         except sqlite3.IntegrityError as error:
             raise WorkspaceError(f"{self.source}: table {table} holds rows a workspace cannot ({error}); "
                                  "not read") from None
-        batch.clear()
-        self.stop.check()
+
+    def _check_values(self, table: str, names: Sequence[str], columns: Sequence[str], types: Sequence[str]) -> None:
+        """Every value of its column's type, and all of them within MAX_READ_BYTES: counted by SQLite before a row
+        is read."""
+        where = {column: f"typeof({_quoted(column)}) not in ({', '.join(map(repr, ('null', *COLUMN_TYPES[kind])))})"
+                 for column, kind in zip(columns, types) if kind in COLUMN_TYPES}
+        sizes = " + ".join(f"coalesce(length(cast({_quoted(c)} as blob)), 0)" for c in columns)
+        wrong = ", ".join(f"coalesce(sum({test}), 0)" for test in where.values())
+        counted = self._query(f"select coalesce(sum({sizes}), 0), {wrong} from {_quoted(table)} not indexed",
+                              table)[0]
+        self.read_bytes += counted[0]
+        if self.read_bytes > MAX_READ_BYTES:
+            raise WorkspaceError(f"{self.source}: over {MAX_READ_BYTES // MiB} MiB of audits, verdicts and answers, "
+                                 "the bound of a merge; not read")
+        for (column, test), found in zip(where.items(), counted[1:]):
+            if found:
+                (kind,), = self._query(f"select typeof({_quoted(column)}) from {_quoted(table)} not indexed "
+                                       f"where {test} limit 1")
+                name, keeps = names[columns.index(column)], types[columns.index(column)].lower()
+                raise WorkspaceError(f"{self.source}: {_VALUE_KINDS[kind]} in {table}.{name}, where a workspace keeps "
+                                     f"{keeps}; not read")
 
     def _rows(self, table: str, columns: Sequence[str]) -> Iterator[tuple]:
-        """The table's rows (from the table, not an index), counting what they hold against MAX_READ_BYTES."""
+        """The table's rows, from the table (not an index)."""
         sql = f"select {', '.join(map(_quoted, columns))} from {_quoted(table)} not indexed"
         self.stop.check()
         try:
-            for row in self.conn.execute(sql):
-                self.read_bytes += sum(len(v) for v in row if isinstance(v, str | bytes))
-                if self.read_bytes > MAX_READ_BYTES:
-                    raise WorkspaceError(f"{self.source}: over {MAX_READ_BYTES // MiB} MiB of audits, verdicts and "
-                                         "answers, the bound of a merge; not read")
-                yield row
+            yield from self.conn.execute(sql)
         except sqlite3.Error as error:
             raise self._refusal(error, f" in table {table}") from None
 
-    def _query(self, sql: str) -> list[tuple]:
+    def _query(self, sql: str, table: str = "") -> list[tuple]:
         self.stop.check()
         try:
             return self.conn.execute(sql).fetchall()
         except sqlite3.Error as error:
-            raise self._refusal(error) from None
+            raise self._refusal(error, f" in table {table}" if table else "") from None
 
     def _authorize(self, action: int, first: str | None, second: str | None, _database: str | None,
                    inner: str | None) -> int:
