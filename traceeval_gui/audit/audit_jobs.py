@@ -15,7 +15,8 @@ from core.audit.merge import MergeReport, merge_workspace
 from core.audit.reports import AuditReport, audit_report
 from core.audit.sampling import create_audit, population_edges
 from core.dataset.workspace import Workspace
-from traceeval_gui.state.jobs import Job, Progress
+from core.errors import Cancelled
+from traceeval_gui.state.jobs import Job, JobCancelled, Progress
 
 
 class AuditReportJob(Job):
@@ -35,7 +36,8 @@ class AuditReportJob(Job):
 
 
 class MergeWorkspaceJob(Job):
-    """Merge the audits, verdicts, adjudications and answers of another workspace file into this one."""
+    """Merge the audits, verdicts, adjudications and answers of another workspace file into this one. `cancel()`
+    stops it at once, whatever it is doing (copying, checking, reading the file or writing), and nothing is merged."""
 
     title = "merging the workspace"
 
@@ -47,7 +49,10 @@ class MergeWorkspaceJob(Job):
     def work(self, progress: Progress) -> MergeReport:
         progress(0, 0, f"merging {self.source_path.name}")
         with Workspace(self.workspace_path) as ws:
-            return merge_workspace(ws, self.source_path)
+            try:
+                return merge_workspace(ws, self.source_path, cancel=self._cancel, progress=progress)
+            except Cancelled:
+                raise JobCancelled() from None
 
 
 class PopulationJob(Job):
