@@ -7,6 +7,7 @@ import hashlib
 import os
 import random
 import shutil
+import signal
 import sqlite3
 import stat
 import subprocess
@@ -24,7 +25,7 @@ from core.dataset.workspace import Workspace
 from core.errors import WorkspaceError
 from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.security.hostile_workspaces import AUDIT, HOSTILE, OPTIONS, annotated_workspace, hostile_copy
+from tests.security.hostile_workspaces import AUDIT, HOSTILE, OPTIONS, annotated_workspace, edit, hostile_copy
 from tests.security.workspace_processes import cli
 
 MERGED_TABLES = ("audits", "audit_items", "verdicts", "adjudications", "annotator_answers", "predictions")
@@ -93,6 +94,31 @@ def test_a_file_made_to_hang_the_merge_is_refused_by_a_traceeval_process_at_once
     finally:
         process.kill()
     assert process.returncode == 2 and HOSTILE[name][1] in err and err.count("\n") == 1, err
+
+
+def test_ctrl_c_stops_a_long_merge_and_leaves_nothing(pristine, target, tmp_path):
+    """A merge of 199,000 verdicts (every bound kept) takes seconds; Ctrl-C stops it, the target as it was."""
+    source = Path(shutil.copyfile(pristine[0], tmp_path / "long.sqlite"))
+    edit(source, "insert into verdicts (instance_key, caller, callee, auditor, label, note, created_at, audit, "
+                 "action) select instance_key, caller, callee || '#' || n, 'bob', 'correct', printf('%.*c', 600, "
+                 "'n'), created_at, audit, 'verdict' from (select * from verdicts limit 1), (with recursive r(n) as "
+                 "(select 1 union all select n + 1 from r where n < 199000) select n from r)")
+    private = tmp_path / "private"
+    private.mkdir()
+    before = rows(target)
+    process = cli("audit", "merge", source, "--workspace", target, TMPDIR=str(private))
+    try:
+        deadline = time.monotonic() + HANG_TIMEOUT_S
+        while not list(private.glob("*/clean.sqlite")) and time.monotonic() < deadline:  # reading the copy
+            time.sleep(0.01)
+        time.sleep(0.3)  # into the rows: SQLite's progress handler must not swallow the signal
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=HANG_TIMEOUT_S)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and err == "traceeval: interrupted\n", err
+    assert rows(target) == before and list(private.iterdir()) == []
 
 
 # -- a fuzz-ish set: damaged bytes anywhere ---------------------------------------------------------------
