@@ -151,13 +151,13 @@ def _copy_files(source: Path, folder: Path, stop: _Stop, progress: Progress) -> 
     copy = folder / "source.sqlite"
     for _attempt in range(COPY_ATTEMPTS):
         before = _version(source)
-        size = _copy_file(source, copy, MAX_FILE_BYTES, source, stop, progress)
         wal, copied_wal = _beside(source, "-wal"), _beside(copy, "-wal")
         copied_wal.unlink(missing_ok=True)
         try:
+            size = _copy_file(source, copy, MAX_FILE_BYTES, source, stop, progress)
             if os.path.lexists(wal):
                 _copy_file(wal, copied_wal, MAX_FILE_BYTES - size, source, stop, progress)
-        except FileNotFoundError:  # checkpointed and removed meanwhile: the source changed, copy it again
+        except _Changed:  # written to, or the -wal checkpointed and removed, meanwhile: copy it again
             continue
         if _version(source) == before:
             return copy
@@ -165,8 +165,13 @@ def _copy_files(source: Path, folder: Path, stop: _Stop, progress: Progress) -> 
                          "writing to it")
 
 
+class _Changed(Exception):
+    """The file being copied changed meanwhile."""
+
+
 def _copy_file(path: Path, to: Path, budget: int, source: Path, stop: _Stop, progress: Progress) -> int:
-    """Copy the regular file `path` (at most `budget` bytes) to `to`; returns its size."""
+    """Copy the regular file `path` (at most `budget` bytes) to `to`; returns its size. _Changed when it does not
+    hold the bytes its size says (it grew or shrank meanwhile, or is a file of /proc that streams)."""
     try:
         size = _check_regular(path, os.stat(path), source)
         if size > budget:
@@ -175,18 +180,18 @@ def _copy_file(path: Path, to: Path, budget: int, source: Path, stop: _Stop, pro
         with os.fdopen(descriptor, "rb", buffering=0) as reader, open(to, "wb") as writer:
             _check_regular(path, os.fstat(descriptor), source)  # swapped for something else since the stat
             done = 0
-            while chunk := reader.read(_CHUNK):
+            while done < size and (chunk := reader.read(min(_CHUNK, size - done))):
                 done += len(chunk)
-                if done > budget:
-                    raise _too_big(source)
                 writer.write(chunk)
                 progress(done // KiB, size // KiB, f"copying {path.name}")  # in KiB: a window's progress is an int
                 stop.check()
+            if done < size or reader.read(1):
+                raise _Changed()
             return done
     except FileNotFoundError:
         if path == source:
             raise WorkspaceError(f"{source}: no such workspace file") from None
-        raise
+        raise _Changed() from None  # the -wal, removed by a checkpoint
     except OSError as error:
         raise WorkspaceError(f"{path}: cannot copy it to read it: {error.strerror or error}") from None
 
@@ -276,7 +281,7 @@ class _GuardedCopy:
     def __init__(self, path: Path, source: Path, stop: _Stop):
         self.source, self.stop = source, stop
         self.readable = dict.fromkeys(SCHEMA_TABLES, SCHEMA_COLUMNS)  # table -> columns the authorizer allows
-        self.read_bytes = 0
+        self.values_read = 0
         try:
             self.conn = connect_private_copy(path)
         except sqlite3.Error as error:
@@ -291,12 +296,12 @@ class _GuardedCopy:
     def read_into(self, clean: Path, tables: Sequence[str], progress: Progress) -> None:
         """Check the copy (3) and write the rows of `tables` into a new database at `clean` (4)."""
         with self.stop.interrupting(self.conn):
+            self._check_size()
             objects = self._query("select type, name, tbl_name, sql from sqlite_master")
             self._check_objects(objects, {t.lower() for t in (*tables, MIGRATIONS_TABLE)})
             steps = self._schema_steps(objects)
             reference = _reference(clean, steps)
             try:
-                self._check_size()
                 with reference.atomic():
                     for number, table in enumerate(tables):
                         if reference[table].exists():
@@ -398,8 +403,8 @@ class _GuardedCopy:
         wrong = ", ".join(f"coalesce(sum({test}), 0)" for test in where.values())
         counted = self._query(f"select coalesce(sum({sizes}), 0), {wrong} from {_quoted(table)} not indexed",
                               table)[0]
-        self.read_bytes += counted[0]
-        if self.read_bytes > MAX_READ_BYTES:
+        self.values_read += counted[0]
+        if self.values_read > MAX_READ_BYTES:
             raise WorkspaceError(f"{self.source}: over {MAX_READ_BYTES // MiB} MiB of audits, verdicts and answers, "
                                  "the bound of a merge; not read")
         for (column, test), found in zip(where.items(), counted[1:]):

@@ -91,6 +91,13 @@ def _folder(path: Path) -> Path:
     return path
 
 
+def _proc_link(path: Path) -> Path:
+    """A link to a file of /proc: regular, of size 0, yet it reads as text (and some stream without end)."""
+    path.unlink()
+    path.symlink_to("/proc/self/status")
+    return path
+
+
 def _wal_fifo(path: Path) -> Path:
     os.mkfifo(f"{path}-wal")
     return path
@@ -225,6 +232,7 @@ HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
                                "a damaged workspace (Could not decode to UTF-8"),
     "a FIFO": (_fifo, "a FIFO, not a workspace file"),
     "a folder": (_folder, "a folder, not a workspace file"),
+    "a link to a file of /proc": (_proc_link, "changed while it was copied, 3 times"),
     "a -wal that is a FIFO": (_wal_fifo, "a FIFO, beside b.sqlite"),
     "a -wal linked to a device": (_wal_device, "a device, beside b.sqlite"),
     "an unfinished transaction": (_hot_journal, "a transaction was left unfinished in it (b.sqlite-journal is there)"),
