@@ -49,6 +49,11 @@ def edit(path: Path, *statements: str, writable_schema: bool = False) -> Path:
     return path
 
 
+def _sql(*statements: str, writable_schema: bool = False) -> Callable[[Path], Path]:
+    """What makes a file hostile by running `statements` on it."""
+    return lambda path: edit(path, *statements, writable_schema=writable_schema)
+
+
 def _schema(table: str, old: str, new: str) -> str:
     """A statement that rewrites `table`'s definition in sqlite_master (`writable_schema`)."""
     return f"update sqlite_master set sql = replace(sql, '{old}', '{new}') where name = '{table}'"
@@ -168,74 +173,89 @@ HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
     "random bytes": (lambda p: _write(p, bytes(range(256)) * 8), "not a TraceEval workspace (binary data"),
     "empty": (lambda p: _write(p, b""), "not a TraceEval workspace (an empty file)"),
     "a -wal picked": (_wal_file, "an SQLite write-ahead log (-wal); pick the workspace file beside it"),
-    "another program's database": (_foreign, "not a TraceEval workspace (an SQLite database with tables people, pets)"),
-    "cut in half": (lambda p: _truncated(p, p.stat().st_size // 2), "an SQLite database cut short: its header counts"),
+    "another program's database": (
+        _foreign, "not a TraceEval workspace (an SQLite database with tables people, pets)"),
+    "cut in half": (
+        lambda p: _truncated(p, p.stat().st_size // 2), "an SQLite database cut short: its header counts"),
     "cut inside the header": (lambda p: _truncated(p, 60), "an SQLite database cut short at 60 bytes"),
     "impossible page size": (lambda p: _patch(p, 16, (1000).to_bytes(2, "big")), "an impossible page size, 1000"),
     "wrong page size": (lambda p: _patch(p, 16, (8192).to_bytes(2, "big")), "a damaged workspace"),
     "damaged header": (lambda p: _patch(p, 21, b"\x00\x00\x00"), "a damaged header"),
     "newer file format": (lambda p: _patch(p, 18, b"\x03\x03"), "a file format newer than this SQLite reads"),
     "a trigger that rewrites verdicts on upgrade": (_rewrites_on_upgrade, "holds a trigger (rewrite)"),
-    "a view shadowing a table": (lambda p: edit(p, "alter table verdicts rename to kept", "create view verdicts as "
-                                                   "select id, instance_key, caller, callee, auditor, 'correct' as "
-                                                   "label, note, created_at, audit, action, undoes from kept"),
-                                 "holds a view (verdicts)"),
-    "a billion-row view": (lambda p: edit(p, "alter table audits rename to kept", "create view audits as with "
-                                             "recursive r(n) as (select 1 union all select n + 1 from r where n < "
-                                             "1000000000) select kept.* from kept, r"), "holds a view (audits)"),
-    "a virtual table": (lambda p: edit(p, "create virtual table search using fts5(note)"),
-                        "holds a virtual table (search)"),
-    "a generated column": (lambda p: edit(p, _schema("verdicts", '"note" TEXT', '"note" TEXT, "shown" TEXT '
-                                                     "GENERATED ALWAYS AS (''wrong'') VIRTUAL"),
-                                          writable_schema=True), "'GENERATED' in its definition"),
-    "a costly CHECK": (lambda p: edit(p, _schema("verdicts", '"note" TEXT', '"note" TEXT CHECK (length(printf('
-                                                 "''%.*c'', 100000000, ''x'')) > 0)"), writable_schema=True),
-                       "'CHECK' in its definition"),
-    "an expression index": (lambda p: edit(p, 'create index "shouting" on "verdicts" (upper("label"))'),
-                            "index shouting of table verdicts is not as a workspace makes it ('upper'"),
-    "a partial index": (lambda p: edit(p, 'create index "some" on "verdicts" ("label") where "label" = 1'),
-                        "'where' in its definition"),
-    "a missing column": (lambda p: edit(p, "alter table verdicts drop column note"),
-                         "table verdicts is not as a workspace makes it (columns"),
-    "an extra column": (lambda p: edit(p, 'alter table adjudications add column "secret" TEXT'),
-                        "table adjudications is not as a workspace makes it (columns"),
-    "a huge value": (lambda p: edit(p, f"update verdicts set note = hex(zeroblob({MAX_VALUE_BYTES})) where id = 1"),
-                     "a value over 1 MiB in table verdicts"),
-    "too many verdicts": (_many_verdicts, f"{MAX_ROWS + 5:,} rows in table verdicts, over the bound of {MAX_ROWS:,}"),
+    "a view shadowing a table": (
+        _sql("alter table verdicts rename to kept",
+             "create view verdicts as select id, instance_key, caller, callee, auditor, 'correct' as label, note, "
+             "created_at, audit, action, undoes from kept"),
+        "holds a view (verdicts)"),
+    "a billion-row view": (
+        _sql("alter table audits rename to kept",
+             "create view audits as with recursive r(n) as (select 1 union all select n + 1 from r where n < "
+             "1000000000) select kept.* from kept, r"),
+        "holds a view (audits)"),
+    "a virtual table": (_sql("create virtual table search using fts5(note)"), "holds a virtual table (search)"),
+    "a generated column": (
+        _sql(_schema("verdicts", '"note" TEXT',
+                     '"note" TEXT, "shown" TEXT GENERATED ALWAYS AS (\'\'wrong\'\') VIRTUAL'), writable_schema=True),
+        "'GENERATED' in its definition"),
+    "a costly CHECK": (
+        _sql(_schema("verdicts", '"note" TEXT',
+                     '"note" TEXT CHECK (length(printf(\'\'%.*c\'\', 100000000, \'\'x\'\')) > 0)'),
+             writable_schema=True),
+        "'CHECK' in its definition"),
+    "an expression index": (
+        _sql('create index "shouting" on "verdicts" (upper("label"))'),
+        "index shouting of table verdicts is not as a workspace makes it ('upper'"),
+    "a partial index": (
+        _sql('create index "some" on "verdicts" ("label") where "label" = 1'), "'where' in its definition"),
+    "a missing column": (
+        _sql("alter table verdicts drop column note"), "table verdicts is not as a workspace makes it (columns"),
+    "an extra column": (
+        _sql('alter table adjudications add column "secret" TEXT'),
+        "table adjudications is not as a workspace makes it (columns"),
+    "a huge value": (
+        _sql(f"update verdicts set note = hex(zeroblob({MAX_VALUE_BYTES})) where id = 1"),
+        "a value over 1 MiB in table verdicts"),
+    "too many verdicts": (
+        _many_verdicts, f"{MAX_ROWS + 5:,} rows in table verdicts, over the bound of {MAX_ROWS:,}"),
     "too big a file": (_sparse_past_the_bound, "over 2,048 MiB with its -wal"),
-    "an index that disagrees with its table": (_index_on_another_column,
-                                               "a damaged workspace (table verdicts: row 1 missing from index"),
-    "a damaged table page": (lambda p: _patch(p, _page_of(p, "verdicts"), b"\x0d\xff\xff\xff\xff" * 20),
-                             "a damaged workspace"),
+    "an index that disagrees with its table": (
+        _index_on_another_column, "a damaged workspace (table verdicts: row 1 missing from index"),
+    "a damaged table page": (
+        lambda p: _patch(p, _page_of(p, "verdicts"), b"\x0d\xff\xff\xff\xff" * 20), "a damaged workspace"),
     "a schema nested without end": (_deep_schema, "a damaged workspace (malformed database schema"),
-    "a newer schema version": (lambda p: newer_workspace(p), "made by a newer TraceEval Studio (schema step "
-                                                              "'m999_future')"),
-    "schema steps out of order": (lambda p: edit(p, "delete from _sqlite_migrations where name = 'm003_trace_runs'"),
-                                  "its schema steps are not in order: 'm004_verdicts' where 'm003_trace_runs' belongs"),
-    "a blob for a label": (lambda p: edit(p, "update verdicts set label = cast('correct' as blob) where id = 1"),
-                           "a blob in verdicts.label, where a workspace keeps text"),
-    "text for a position": (lambda p: edit(p, "update audit_items set position = 'first' where position = 0"),
-                            "text in audit_items.position, where a workspace keeps integer"),
-    "an unknown label": (lambda p: edit(p, "update verdicts set label = 'pwned' where id = 1"),
-                         "unknown verdict 'pwned'"),
-    "an unknown action": (lambda p: edit(p, "update verdicts set action = 'delete' where id = 1"),
-                          "unknown action 'delete'"),
-    "an annotator name of two lines": (lambda p: edit(p, "update verdicts set auditor = 'bob' || char(10) || "
-                                                         "'rm -rf' where id = 1"), "one line of at most 64 characters"),
-    "a missing edge": (lambda p: edit(p, "update adjudications set caller = null"), "no caller"),
-    "callees not a list": (lambda p: edit(p, "update annotator_answers set callees = '{\"a\": 1}'"),
-                           "callees is not a list of names"),
+    "a newer schema version": (
+        lambda p: newer_workspace(p), "made by a newer TraceEval Studio (schema step 'm999_future')"),
+    "schema steps out of order": (
+        _sql("delete from _sqlite_migrations where name = 'm003_trace_runs'"),
+        "its schema steps are not in order: 'm004_verdicts' where 'm003_trace_runs' belongs"),
+    "a blob for a label": (
+        _sql("update verdicts set label = cast('correct' as blob) where id = 1"),
+        "a blob in verdicts.label, where a workspace keeps text"),
+    "text for a position": (
+        _sql("update audit_items set position = 'first' where position = 0"),
+        "text in audit_items.position, where a workspace keeps integer"),
+    "an unknown label": (_sql("update verdicts set label = 'pwned' where id = 1"), "unknown verdict 'pwned'"),
+    "an unknown action": (_sql("update verdicts set action = 'delete' where id = 1"), "unknown action 'delete'"),
+    "an annotator name of two lines": (
+        _sql("update verdicts set auditor = 'bob' || char(10) || 'rm -rf' where id = 1"),
+        "one line of at most 64 characters"),
+    "a missing edge": (_sql("update adjudications set caller = null"), "no caller"),
+    "callees not a list": (
+        _sql("update annotator_answers set callees = '{\"a\": 1}'"), "callees is not a list of names"),
     "callees nested without end": (_deep_callees, "callees is not a list of names"),
-    "an unknown stratum": (lambda p: edit(p, "update audits set strata = '[\"colour\"]'"), "unknown stratum 'colour'"),
-    "annotators not a list": (lambda p: edit(p, "update audits set annotators = '7'"), "annotators is not a list"),
-    "text that is not UTF-8": (lambda p: edit(p, "update verdicts set note = cast(x'ff00ff' as text) where id = 1"),
-                               "a damaged workspace (Could not decode to UTF-8"),
+    "an unknown stratum": (_sql("update audits set strata = '[\"colour\"]'"), "unknown stratum 'colour'"),
+    "annotators not a list": (_sql("update audits set annotators = '7'"), "annotators is not a list"),
+    "text that is not UTF-8": (
+        _sql("update verdicts set note = cast(x'ff00ff' as text) where id = 1"),
+        "a damaged workspace (Could not decode to UTF-8"),
     "a FIFO": (_fifo, "a FIFO, not a workspace file"),
     "a folder": (_folder, "a folder, not a workspace file"),
     "a link to a file of /proc": (_proc_link, "changed while it was copied, 3 times"),
     "a -wal that is a FIFO": (_wal_fifo, "a FIFO, beside b.sqlite"),
     "a -wal linked to a device": (_wal_device, "a device, beside b.sqlite"),
-    "an unfinished transaction": (_hot_journal, "a transaction was left unfinished in it (b.sqlite-journal is there)"),
+    "an unfinished transaction": (
+        _hot_journal, "a transaction was left unfinished in it (b.sqlite-journal is there)"),
 }
 
 
