@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -50,3 +52,16 @@ def test_the_job_count_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> N
     assert 1 <= default_jobs() <= 4
     monkeypatch.delenv(JOBS_ENV)
     assert default_jobs() == min(4, len(os.sched_getaffinity(0)))
+
+
+def test_a_worker_whose_parent_is_already_gone_exits_at_once() -> None:
+    """The race `die_with_parent` closes: the parent died before the worker asked to die with it (the worker is then
+    another process's child), so the kernel would never signal it."""
+    gone = subprocess.run([sys.executable, "-c", "from core.worker_pool import die_with_parent; "
+                           "die_with_parent(1 if __import__('os').getppid() != 1 else 2); print('still here')"],
+                          capture_output=True, text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert gone.returncode == 1 and "still here" not in gone.stdout
+    stays = subprocess.run([sys.executable, "-c", "import os; from core.worker_pool import die_with_parent; "
+                            "die_with_parent(os.getppid()); print('still here')"],
+                           capture_output=True, text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert stays.returncode == 0 and "still here" in stays.stdout
