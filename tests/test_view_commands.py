@@ -138,3 +138,22 @@ def test_bad_input_is_one_line_and_exit_2(capsys, ws_args, argv, message):
     code, out, err = run(capsys, *argv, *ws_args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("traceeval: error: ") and message in err, err
+
+
+def test_a_model_whose_name_holds_a_comma_can_be_chosen_everywhere(capsys, ws_args, tmp_path):
+    """A name such as "lab,v2" (issue #36) is one model for every option naming one model, and one name in a comma
+    list of models (the longest known name wins)."""
+    comma = "lab,v2"
+    files = sorted((DEMO_DATASET / "results").glob(f"{A}_*.json"))
+    assert run(capsys, "import-results", DEMO_DATASET, *files, "--model", comma, *ws_args)[0] == 0
+    code, out, err = run(capsys, "evidence", KNOWN, "--model", comma, "--model-b", B, *ws_args)
+    assert code == 0 and f"{comma} (A) against {B} (B)" in out, err
+    for argv in (("diff", KNOWN, "--model", comma), ("answer", KNOWN, "--model", comma),
+                 ("graph", KNOWN, "--model", comma, "--format", "json"), ("compare", comma, B)):
+        code, _, err = run(capsys, *argv, *ws_args)
+        assert code == 0, (argv, err)
+    code, out, err = run(capsys, "score", "--models", f"{B},{comma}", "--format", "json", *ws_args)
+    assert code == 0, err
+    assert [row["model"] for row in json.loads(out)["rows"]] == [B, comma]
+    code, _, err = run(capsys, "score", "--models", f"{B},lab", *ws_args)
+    assert code == 2 and "no model named 'lab'" in err

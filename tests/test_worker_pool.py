@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +53,19 @@ def test_the_job_count_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> N
     assert 1 <= default_jobs() <= 4
     monkeypatch.delenv(JOBS_ENV)
     assert default_jobs() == min(4, len(os.sched_getaffinity(0)))
+
+
+def _worker(parent: str) -> subprocess.CompletedProcess:
+    """A process that calls `die_with_parent(PARENT)` and then says it is still here."""
+    code = f"import os; from core.worker_pool import die_with_parent; die_with_parent({parent}); print('still here')"
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+
+
+def test_a_worker_whose_parent_is_already_gone_exits_at_once() -> None:
+    """The race `die_with_parent` closes: the parent died before the worker asked to die with it (the worker is then
+    another process's child), so the kernel would never signal it."""
+    gone = _worker("-1")  # (not the parent it has)
+    assert gone.returncode == 1 and "still here" not in gone.stdout
+    stays = _worker("os.getppid()")
+    assert stays.returncode == 0 and "still here" in stays.stdout

@@ -32,7 +32,7 @@ from functools import cache
 from pathlib import Path
 
 from core.errors import TracerError
-from core.user_folders import cache_dir
+from core.user_folders import writable_cache_dir
 
 AGENT_SOURCES = Path(__file__).resolve().parent / "java_agent"
 ASM_FOLDER = Path("/usr/share/java")
@@ -148,7 +148,7 @@ def agent_jar(jdk: Jdk) -> Path:
         digest.update(source.relative_to(AGENT_SOURCES).as_posix().encode())
         digest.update(source.read_bytes())
     digest.update(f"{jdk.javac}|{jdk.version}|{[str(j.resolve()) for j in jars]}".encode())
-    folder = cache_dir() / f"java-agent-{digest.hexdigest()[:16]}"
+    folder = writable_cache_dir() / f"java-agent-{digest.hexdigest()[:16]}"
     jar = folder / "agent.jar"
     if jar.is_file():
         return jar

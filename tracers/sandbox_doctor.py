@@ -154,7 +154,8 @@ class _HostTargets:
             self._listeners.append(listener)
         self.port = self._listeners[-1].getsockname()[1]
         home = os.path.expanduser("~")
-        self.hidden = sorted({home, str(config_dir()), "/root", "/home", "/run", "/var", "/sys", os.getcwd()} - {"/"})
+        own = {"/", "/tmp", "/dev", "/dev/shm", "/proc"}  # the sandbox has its own of these (a doctor run from /tmp)
+        self.hidden = sorted({home, str(config_dir()), "/root", "/home", "/run", "/var", "/sys", os.getcwd()} - own)
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,12 +10,11 @@ paths, and the output folder only to the driver.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from core.instances.pipeline import BuildOptions, RepoTask, TraceRuns, build_rep
 from core.instances.records import RepoResult
 from core.instances.repository import sanitise_repo_name
 from core.llm.endpoints import RunSettings
+from core.worker_pool import process_pool
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
@@ -147,8 +147,7 @@ class _LocalPool:
     def __init__(self, jobs: int):
         if jobs < 1:
             raise BuildError(f"--jobs must be at least 1, got {jobs}")
-        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_ignore_interrupts)
+        self.pool = process_pool(jobs, initializer=_ignore_interrupts)
 
     def submit(self, fn, *args, key: str) -> Future:
         return self.pool.submit(fn, *args)

@@ -15,9 +15,7 @@ copies of one program cost one comparison each, not half a million.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
@@ -27,6 +25,7 @@ import numpy as np
 from core.errors import BuildError
 from core.languages import get, is_known, names
 from core.symbols.parsing import parser
+from core.worker_pool import process_pool
 
 SHINGLE_SIZE = 5
 PERMUTATIONS = 128
@@ -98,8 +97,7 @@ def _all_shingle_sets(programs: Sequence[Mapping[str, str]], language: str, work
     if workers == 1 or len(programs) < 2:
         return [_program_shingles(files, language) for files in programs]
     chunk = max(1, min(64, len(programs) // (workers * 4)))
-    # spawn, not fork: the caller may have threads (a build driver, a GUI) that a forked child would inherit stuck
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with process_pool(workers) as pool:
         return list(pool.map(_program_shingles, programs, repeat(language), chunksize=chunk))
 
 

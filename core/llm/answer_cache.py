@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.dataset.workspace_db import connect
 from core.llm.endpoints import RunSettings
-from core.user_folders import cache_dir
+from core.user_folders import writable_cache_dir
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class CachedAnswer:
 
 
 def default_cache_path() -> Path:
-    return cache_dir() / "answers.sqlite"
+    return writable_cache_dir() / "answers.sqlite"
 
 
 def cache_key(prompt_hash: str, settings: RunSettings) -> str:

@@ -24,7 +24,7 @@ from core.problems import Problem
 from core.records import instance_key
 from core.results.reader import ResultRecord, find_results_files, open_results_file, to_prediction
 from core.scoring.scores import count_stored
-from core.worker_pool import default_jobs
+from core.worker_pool import default_jobs, spawned_process
 
 BATCH = 500
 # From this many bytes of results files on, and with more than one core, the files are read and their records made
@@ -144,9 +144,8 @@ def _store(ws: Workspace, path: Path, metadata: dict, items: list[tuple], stored
 def _read_elsewhere(files: Sequence[Path], model: str | None, index: Index) -> Messages:
     """`read_batches` run in a reader process (spawned: see `core.worker_pool`), its messages passed on through a
     queue of QUEUED_BATCHES; stopped when this generator is closed or the reader fails."""
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue(QUEUED_BATCHES)
-    reader = context.Process(target=_reader, args=(files, model, index, queue), daemon=True)
+    queue = multiprocessing.get_context("spawn").Queue(QUEUED_BATCHES)
+    reader = spawned_process(_reader, (files, model, index, queue))
     reader.start()
     try:
         while True:

@@ -105,10 +105,18 @@ class ProgressLine:
 
 
 def model_names(text: str | None, ws) -> list[str] | None:
-    """The models named in a comma list (None when none given); an unknown name is a usage error."""
+    """The models named in a comma list (None when none given); an unknown name is a usage error. A model whose
+    name holds a comma is one name in the list, the longest known name winning."""
     if not text:
         return None
-    return ws.model_names(name.strip() for name in text.split(",") if name.strip())
+    known, pieces = set(ws.model_names()), text.split(",")
+    names, start = [], 0
+    while start < len(pieces):
+        end = next((end for end in range(len(pieces), start + 1, -1) if ",".join(pieces[start:end]).strip() in known),
+                   start + 1)
+        names.append(",".join(pieces[start:end]).strip())
+        start = end
+    return ws.model_names(name for name in names if name)
 
 
 def instance_key_of(ws, given: str) -> str:

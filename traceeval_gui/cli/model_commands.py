@@ -26,7 +26,6 @@ from traceeval_gui.cli.common import (
     format_option,
     instance_arg,
     instance_key_of,
-    model_names,
     open_workspace,
     print_document,
     program_options,
@@ -286,7 +285,7 @@ def show_answer(args) -> int:
     ws, _ = open_workspace(args, args.dataset)
     with ws:
         key = instance_key_of(ws, args.instance)
-        model_names(args.model, ws)
+        ws.model_names([args.model])
         prediction = ws.predictions(args.model, [key]).get(key)
         keys = ws.instance(key).ground_truth.keys
     if prediction is None:

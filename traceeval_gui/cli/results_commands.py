@@ -85,7 +85,7 @@ def diff(args) -> int:
     ws, _ = open_workspace(args, args.dataset)
     with ws:
         key = instance_key_of(ws, args.instance)
-        model_names(args.model, ws)
+        ws.model_names([args.model])
         modes, rules = modes_from(args), rules_from(args)
         result = instance_diff(ws, args.model, key, modes, rules)
         if result is None:
@@ -120,7 +120,7 @@ def diff(args) -> int:
 def export_results(args) -> int:
     ws, _ = open_workspace(args)
     with ws:
-        model_names(args.model, ws)  # a clear error for an unknown model
+        ws.model_names([args.model])  # a clear error for an unknown model
         row = next(m for m in ws.models() if m.name == args.model)
         metadata = {"illustrative": True, "note": row.note} if row.illustrative else {}
         if args.timestamp:

@@ -12,6 +12,7 @@ from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
+from core.user_folders import folder_rows
 from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
@@ -99,11 +100,11 @@ def doctor(args) -> int:
         return [{"check": name, "ok": ok, "detail": detail, "optional": optional} for name, ok, detail in found]
 
     chosen_jdk, other_jdks = jdk_rows()  # only the chosen JDK must work
-    # in the order shown: what traces, the sandbox around it, then `traceeval baseline`'s analyzers;
+    # in the order shown: what traces, the sandbox around it, `traceeval baseline`'s analyzers, the user folders;
     # optional checks (other JDKs, each Python's backend, the analyzers) do not count in the exit status
     records = (checks([(f"tracer: {s.language}", s.ok, s.detail) for s in check_toolchains()], False)
                + checks(chosen_jdk, False) + checks(other_jdks, True) + checks(python_backend_rows(), True)
-               + checks(sandbox_report(), False) + checks(analyzer_rows(), True))
+               + checks(sandbox_report(), False) + checks(analyzer_rows(), True) + checks(folder_rows(), True))
     status = 0 if all(record["ok"] for record in records if not record["optional"]) else 1
     if args.format == "json":
         print_document("doctor", {"checks": records, "all_ok": status == 0})

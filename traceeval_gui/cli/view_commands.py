@@ -27,7 +27,6 @@ from traceeval_gui.cli.common import (
     format_option,
     instance_arg,
     instance_key_of,
-    model_names,
     modes_from,
     open_workspace,
     print_document,
@@ -127,7 +126,7 @@ def compare_models(args) -> int:
         raise UsageError("--stats compares the models over programs: it does not take --instance")
     ws, _ = open_workspace(args)
     with ws:
-        model_names(f"{args.model_a},{args.model_b}", ws)
+        ws.model_names([args.model_a, args.model_b])
         modes, rules = modes_from(args), rules_from(args)
         if args.instance:
             return _compare_instance(args, ws, instance_key_of(ws, args.instance), modes, rules)
@@ -302,7 +301,7 @@ def graph_export(args) -> int:
 def _default_models(ws, model_a: str | None, model_b: str | None, mode: str) -> list[str]:
     """The models named, checked; like the window, A defaults to the first model and B to the next."""
     names = [m.name for m in ws.models()]
-    model_names(",".join(n for n in (model_a, model_b) if n), ws)
+    ws.model_names([n for n in (model_a, model_b) if n])
     if model_a is None and names and mode in ("model", "compare"):
         model_a = names[0]
     if model_b is None and mode == "compare":
