@@ -28,7 +28,7 @@ _SANDBOX = private_user_folders("merge")  # before anything reads the folders' v
 from core.audit.sampling import create_audit  # noqa: E402
 from core.dataset.indexing import open_dataset  # noqa: E402
 from resources import DEMO_DATASET  # noqa: E402
-from tests.security.hostile_workspaces import AUDIT, OPTIONS, annotated_workspace, edit  # noqa: E402
+from tests.security.hostile_workspaces import AUDIT, OPTIONS, annotated_workspace, edit, more_verdicts  # noqa: E402
 
 HANG_S = 60
 MEASURE = """
@@ -42,14 +42,6 @@ peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).g
 print(json.dumps({"code": code, "wall": wall, "cpu": times.user + times.system, "peak_mb": peak / 1024}),
       file=sys.stderr)
 """
-
-
-def more_verdicts(path: Path, n: int, note: int) -> Path:
-    return edit(path, "insert into verdicts (instance_key, caller, callee, auditor, label, note, created_at, audit, "
-                      "action) select instance_key, caller, callee || '#' || n, 'bob', 'correct', "
-                      f"printf('%.*c', {note}, 'n'), created_at, audit, 'verdict' from (select * from verdicts "
-                      f"limit 1), (with recursive r(n) as (select 1 union all select n + 1 from r where n < {n}) "
-                      "select n from r)")
 
 
 CASES = {  # name -> (how Bob's file becomes it, what the run must print)

@@ -18,6 +18,7 @@ from tests.builders import newer_workspace
 AUDIT = "spot"
 OPTIONS = {"size": 20, "seed": 7}
 BOB_LABELS = ["correct", "wrong", "correct", "unsure", "wrong"]
+MERGED_TABLES = ("audits", "audit_items", "verdicts", "adjudications", "annotator_answers", "predictions")
 
 
 def annotated_workspace(path: Path, annotator: str = "bob", labels=BOB_LABELS) -> Path:
@@ -118,11 +119,13 @@ def _hot_journal(path: Path) -> Path:
     return path
 
 
-def _many_verdicts(path: Path) -> Path:
+def more_verdicts(path: Path, n: int, note_chars: int = 0) -> Path:
+    """`n` more verdicts by bob, each on an edge of its own (and with a note of `note_chars` characters)."""
     return edit(path, "insert into verdicts (instance_key, caller, callee, auditor, label, note, created_at, audit, "
-                      "action) select instance_key, caller, callee || n, 'bob', 'correct', '', created_at, audit, "
-                      "'verdict' from verdicts, (with recursive r(n) as (select 1 union all select n + 1 from r "
-                      f"where n < {MAX_ROWS}) select n from r) limit {MAX_ROWS}")
+                      "action) select instance_key, caller, callee || '#' || n, 'bob', 'correct', "
+                      f"printf('%.*c', {note_chars}, 'n'), created_at, audit, 'verdict' from (select * from verdicts "
+                      f"limit 1), (with recursive r(n) as (select 1 union all select n + 1 from r where n < {n}) "
+                      "select n from r)")
 
 
 def _sparse_past_the_bound(path: Path) -> Path:
@@ -217,7 +220,8 @@ HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
         _sql(f"update verdicts set note = hex(zeroblob({MAX_VALUE_BYTES})) where id = 1"),
         "a value over 1 MiB in table verdicts"),
     "too many verdicts": (
-        _many_verdicts, f"{MAX_ROWS + 5:,} rows in table verdicts, over the bound of {MAX_ROWS:,}"),
+        lambda p: more_verdicts(p, MAX_ROWS),
+        f"{MAX_ROWS + 5:,} rows in table verdicts, over the bound of {MAX_ROWS:,}"),
     "too big a file": (_sparse_past_the_bound, "over 2,048 MiB with its -wal"),
     "an index that disagrees with its table": (
         _index_on_another_column, "a damaged workspace (table verdicts: row 1 missing from index"),
@@ -257,6 +261,15 @@ HOSTILE: dict[str, tuple[Callable[[Path], Path], str]] = {
     "an unfinished transaction": (
         _hot_journal, "a transaction was left unfinished in it (b.sqlite-journal is there)"),
 }
+
+
+def rows(path: Path) -> dict[str, list]:
+    """What a merge could change in a workspace: its audits' tables and the predictions (human baselines)."""
+    db = sqlite3.connect(path)
+    try:
+        return {table: sorted(map(repr, db.execute(f"select * from {table}"))) for table in MERGED_TABLES}
+    finally:
+        db.close()
 
 
 def hostile_copy(pristine: Path, folder: Path, name: str) -> Path:

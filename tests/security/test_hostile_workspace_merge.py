@@ -25,10 +25,17 @@ from core.dataset.workspace import Workspace
 from core.errors import WorkspaceError
 from resources import DEMO_DATASET
 from tests.cli_run import run
-from tests.security.hostile_workspaces import AUDIT, HOSTILE, OPTIONS, annotated_workspace, edit, hostile_copy
+from tests.security.hostile_workspaces import (
+    AUDIT,
+    HOSTILE,
+    OPTIONS,
+    annotated_workspace,
+    hostile_copy,
+    more_verdicts,
+    rows,
+)
 from tests.security.workspace_processes import cli
 
-MERGED_TABLES = ("audits", "audit_items", "verdicts", "adjudications", "annotator_answers", "predictions")
 HANG_TIMEOUT_S = 120  # a merge that runs the file's SQL does not end; these end in well under a second
 
 
@@ -48,14 +55,6 @@ def target(pristine, tmp_path) -> Path:
     """A fresh copy of Ann's workspace, in a folder of its own."""
     (tmp_path / "ann").mkdir()
     return Path(shutil.copyfile(pristine[1], tmp_path / "ann" / "ann.sqlite"))
-
-
-def rows(path: Path) -> dict[str, list]:
-    db = sqlite3.connect(path)
-    try:
-        return {table: sorted(map(repr, db.execute(f"select * from {table}"))) for table in MERGED_TABLES}
-    finally:
-        db.close()
 
 
 def folder_state(folder: Path, contents: bool = True) -> dict:
@@ -99,10 +98,7 @@ def test_a_file_made_to_hang_the_merge_is_refused_by_a_traceeval_process_at_once
 def test_ctrl_c_stops_a_long_merge_and_leaves_nothing(pristine, target, tmp_path):
     """A merge of 199,000 verdicts (every bound kept) takes seconds; Ctrl-C stops it, the target as it was."""
     source = Path(shutil.copyfile(pristine[0], tmp_path / "long.sqlite"))
-    edit(source, "insert into verdicts (instance_key, caller, callee, auditor, label, note, created_at, audit, "
-                 "action) select instance_key, caller, callee || '#' || n, 'bob', 'correct', printf('%.*c', 600, "
-                 "'n'), created_at, audit, 'verdict' from (select * from verdicts limit 1), (with recursive r(n) as "
-                 "(select 1 union all select n + 1 from r where n < 199000) select n from r)")
+    more_verdicts(source, 199_000, 600)
     private = tmp_path / "private"
     private.mkdir()
     before = rows(target)

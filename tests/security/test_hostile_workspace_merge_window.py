@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 
 from core.audit.sampling import create_audit
 from resources import DEMO_DATASET
-from tests.security.hostile_workspaces import AUDIT, OPTIONS, annotated_workspace, edit, hostile_copy
-from tests.security.test_hostile_workspace_merge import rows
+from tests.security.hostile_workspaces import AUDIT, OPTIONS, annotated_workspace, hostile_copy, more_verdicts, rows
 
 OPEN_TIMEOUT_MS = 20_000
 ENDED_TIMEOUT_MS = 60_000  # a hang would not end at all; a refusal or a cancel ends in well under a second
@@ -41,10 +40,7 @@ def files(tmp_path_factory):
     bob = annotated_workspace(folder / "bob.sqlite")
     long = Path(folder / "long.sqlite")
     long.write_bytes(bob.read_bytes())
-    edit(long, "insert into verdicts (instance_key, caller, callee, auditor, label, note, created_at, audit, action) "
-               "select instance_key, caller, callee || '#' || n, 'bob', 'correct', printf('%.*c', 600, 'n'), "
-               "created_at, audit, 'verdict' from (select * from verdicts limit 1), (with recursive r(n) as (select 1 "
-               f"union all select n + 1 from r where n < {MANY}) select n from r)")
+    more_verdicts(long, MANY, 600)
     return bob, long
 
 
