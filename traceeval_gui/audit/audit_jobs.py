@@ -16,7 +16,7 @@ from core.audit.reports import AuditReport, audit_report
 from core.audit.sampling import create_audit, population_edges
 from core.dataset.workspace import Workspace
 from core.errors import Cancelled
-from traceeval_gui.state.jobs import Job, JobCancelled, Progress
+from traceeval_gui.state.jobs import Job, JobCancelled, Progress, StoppableJob
 
 
 class AuditReportJob(Job):
@@ -35,9 +35,10 @@ class AuditReportJob(Job):
             return audit_report(ws, self.audit_name)
 
 
-class MergeWorkspaceJob(Job):
+class MergeWorkspaceJob(StoppableJob):
     """Merge the audits, verdicts, adjudications and answers of another workspace file into this one. `cancel()`
-    stops it at once, whatever it is doing (copying, checking, reading the file or writing), and nothing is merged."""
+    stops it at once, whatever it is doing (copying, checking, reading the file or writing), and nothing is merged;
+    a cancel that comes once the merge is committed changes nothing, and the job reports what it merged."""
 
     title = "merging the workspace"
 
@@ -50,7 +51,7 @@ class MergeWorkspaceJob(Job):
         progress(0, 0, f"merging {self.source_path.name}")
         with Workspace(self.workspace_path) as ws:
             try:
-                return merge_workspace(ws, self.source_path, cancel=self._cancel, progress=progress)
+                return merge_workspace(ws, self.source_path, cancel=self.stop, progress=progress)
             except Cancelled:
                 raise JobCancelled() from None
 
