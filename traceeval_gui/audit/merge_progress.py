@@ -27,6 +27,7 @@ class MergeProgressDialog(QProgressDialog):
         self.setAutoClose(False)
         self.setAutoReset(False)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the keys stay where the person types
         self._show_timer = QTimer(self, singleShot=True, interval=SHOW_AFTER_MS)  # shown while nothing is reported too
         self._show_timer.timeout.connect(self._on_show_timer_timeout)
         self._show_timer.start()
@@ -48,4 +49,7 @@ class MergeProgressDialog(QProgressDialog):
 
     def _on_job_ended(self, *_result) -> None:
         self._show_timer.stop()
+        had_the_keys = self.isActiveWindow()
         self.close()
+        if had_the_keys:  # back to the window the merge was started from, not to none
+            self.parentWidget().window().activateWindow()
