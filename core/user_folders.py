@@ -11,6 +11,7 @@ Windows); on Linux they are the ones this project always used, so nothing moves:
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -41,3 +42,22 @@ def workspace_dir() -> Path:
 
 def _overridden(variable: str) -> Path | None:
     return Path(os.environ[variable]) if os.environ.get(variable) else None
+
+
+def write_private_json(path: Path, data) -> None:
+    """Write JSON atomically, readable by the owner only (the folder too, when it is made here)."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o600)  # in case an old temporary file existed with other bits
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
