@@ -5,7 +5,7 @@ Windows); on Linux they are the ones this project always used, so nothing moves:
 - cache (`$TRACEEVAL_CACHE_DIR`, else `$XDG_CACHE_HOME/traceeval-studio`, else `~/.cache/...`): the
   answer cache, the Java agent, corpora extracted from a release's archive;
 - config (`$TRACEEVAL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/traceeval-studio`, else `~/.config/...`):
-  endpoints, credentials;
+  endpoints, credentials, the TraceEval releases the user confirmed (`core.release.confirmed`);
 - data (`$XDG_DATA_HOME/traceeval-studio`, else `~/.local/share/...`), and in it the default workspaces
   (`$TRACEEVAL_WORKSPACE_DIR`, else `<data>/workspaces`).
 """
