@@ -4,6 +4,7 @@ prompt built from them byte for byte as the release's own `build_prompt` builds 
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import shutil
@@ -189,7 +190,8 @@ def test_a_checkout_with_its_corpus_opens_as_its_data_folder(tmp_path, capsys):
     assert json.loads(out)["programs"] == 15
 
 
-def test_a_checkout_with_only_the_archive_is_extracted_once_with_progress(tmp_path, capsys):
+def test_a_checkout_with_only_the_archive_is_extracted_once_with_progress(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # off a terminal: a found release is not asked about
     checkout = write_release(tmp_path / "TraceEva")
     archive = _zip_corpus(checkout)
     seen = []

@@ -43,9 +43,9 @@ def run_release(run: DriverRun) -> DriverOutput:
     limits = limits_for(run.timeout_s)
     with run_folder(run.release.digest.folder, max_bytes=MAX_BYTES, max_files=MAX_FILES) as folder:
         if scripts_digest(folder.program).sha256 != run.release.digest.sha256:
+            left_out = f" (the copy for the run left out {folder.notes[0]})" if folder.notes else ""
             raise ReleaseError(f"{run.release.digest.folder}: the release's scripts changed since they were "
-                               "confirmed, or hold files that are not copied for the run (see the notes of "
-                               "`traceeval parity`); check again")
+                               f"confirmed{left_out}; nothing of them ran: check again")
         shown = run.write_job(folder.out)
         out = folder.private / OUT_FILE
         argv = [interpreter.path, "-I", "-B", "-X", f"pycache_prefix={PYCACHE}", str(DRIVER),

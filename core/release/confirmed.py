@@ -46,7 +46,7 @@ def scripts_digest(folder: Path) -> ScriptsDigest:
     file cannot be read."""
     lines: list[tuple[bytes, str]] = []
     total = 0
-    for parent, folders, files in os.walk(folder, onerror=_raise):  # links to folders are not followed
+    for parent, folders, files in os.walk(folder, onerror=_unreadable_folder):  # links to folders: not followed
         folders[:] = [name for name in folders if name != PYCACHE]
         for name in files:
             path = Path(parent, name)
@@ -66,7 +66,7 @@ def scripts_digest(folder: Path) -> ScriptsDigest:
     return ScriptsDigest(folder, hashlib.sha256(listing).hexdigest(), len(lines))
 
 
-def _raise(error: OSError) -> None:
+def _unreadable_folder(error: OSError) -> None:
     raise ReleaseError(f"{error.filename}: {why_unreadable(error)}")
 
 

@@ -2,6 +2,7 @@
 prompts or parity only once the user confirms it, remembered by the sha256 of its scripts. Off a terminal every
 command that would use it stops with one line saying how to confirm it; on a terminal it asks (answered here
 through a real pty); `--release` names it, which confirms it. (The window's dialog: test_found_release_window.py.)"""
+import io
 import json
 import os
 import pty
@@ -26,8 +27,10 @@ QUESTION = b"Use it, and remember it by this sha256? [y/N] "
 
 
 @pytest.fixture
-def checkout(tmp_path):
-    """A downloaded-looking `TraceEva/`: the demo corpus with a stand-in release's scripts beside it."""
+def checkout(tmp_path, monkeypatch):
+    """A downloaded-looking `TraceEva/`: the demo corpus with a stand-in release's scripts beside it. The commands
+    run here in-process read no terminal (even under `pytest -s`); the pty tests start their own."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO())
     return write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
 
 
