@@ -239,9 +239,14 @@ class AppState(QObject):
         counts = instance_counts(self.workspace, model, rows, frozenset(MODES))
         self.opened = replace(self.opened, models=tuple(self.workspace.models()))
         self.opened.counts.setdefault(model, {}).update(counts)
-        if self.instance_key in keys:
+        first = self.model is None  # the workspace's first model: it becomes model A, as opening would make it
+        if first:
+            self.model = model
+        if self.instance_key in keys or first:
             self._detail = None
         self.predictions_changed.emit(model, keys)
+        if first:
+            self.model_selected.emit(model)
 
     def model_run_ended(self, model: str) -> None:
         """A run of `model` that stored answers ended. Tables over the whole dataset (metrics, plots,
