@@ -122,7 +122,7 @@ def open_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder |
         info = os.fstat(descriptor)
         _check_kind(info.st_mode)
         if info.st_size > limit:
-            raise RefusedFile(f"{info.st_size:,} bytes, over the bound of {_size(limit)}; not read")
+            raise RefusedFile(f"{info.st_size:,} bytes, over the bound of {size_text(limit)}; not read")
     except BaseException:
         handle.close()
         raise
@@ -131,7 +131,7 @@ def open_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder |
 
 def grown_past(limit: int) -> RefusedFile:
     """The refusal of a file that grew past `limit` while it was read."""
-    return RefusedFile(f"grew past the bound of {_size(limit)} while being read; not read")
+    return RefusedFile(f"grew past the bound of {size_text(limit)} while being read; not read")
 
 
 def read_text(path: str | Path, limit: int, root: str | Path | ResolvedFolder | None = None,
@@ -275,7 +275,8 @@ def _check_kind(mode: int) -> None:
         raise RefusedFile("not a regular file; not read")
 
 
-def _size(limit: int) -> str:
+def size_text(limit: int) -> str:
+    """A bound as it is written in messages: "64 MiB", "4,096 bytes"."""
     return f"{limit // MiB:,} MiB" if limit >= MiB else f"{limit:,} bytes"
 
 
