@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, TypeGuard
@@ -127,6 +128,29 @@ def open_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder |
         handle.close()
         raise
     return handle
+
+
+def bounded_lines(handle: BinaryIO, line_limit: int, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(number from 1, bytes without the newline) of each line of `handle`, a piece at a time; a line longer than
+    `line_limit` is given as None and never held whole. RefusedFile once more than `limit` bytes were read."""
+    parts: list[bytes] = []
+    number, held, skipping, total = 1, 0, False, 0
+    while chunk := handle.read(_CHUNK):
+        total += len(chunk)
+        if total > limit:
+            raise grown_past(limit)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            line = None if skipping or held + end - start > line_limit else b"".join([*parts, chunk[start:end]])
+            yield number, line
+            number, parts, held, skipping, start = number + 1, [], 0, False, end + 1
+        if not skipping:
+            parts.append(chunk[start:])
+            held += len(chunk) - start
+            if held > line_limit:
+                parts, held, skipping = [], 0, True
+    if skipping or parts:
+        yield number, None if skipping else b"".join(parts)
 
 
 def grown_past(limit: int) -> RefusedFile:

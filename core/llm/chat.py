@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import logging
 import random
 import re
@@ -34,6 +33,7 @@ from core.llm.endpoints import (
 from core.llm.prompts import prompt_hash
 from core.llm.rate_limits import Pacer
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
+from core.safe_files import INT64, parse_json
 from core.scoring.answers import REPLACEMENT_CHARACTER
 from core.scoring.thinking import thinking_text
 from core.verdicts import now_iso
@@ -46,7 +46,6 @@ RETRY_AFTER_CAP_S = 60.0  # the longest Retry-After honoured
 RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
-MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
 # how servers say a parameter itself is refused (not its value): OpenAI, vLLM, LiteLLM, pydantic-based servers
 _PARAMETER_REFUSED = re.compile(r"unsupported|not supported|unrecogni[sz]ed|unknown|not allowed|not permitted|"
                                 r"extra (?:inputs|fields)|(?:cannot|can't|can not) (?:both|be used together|be set "
@@ -258,15 +257,15 @@ async def _ask_cancellable(requester: ChatRequester, messages, label: str,
 
 def _read_completion(body: bytes) -> ChatAnswer:
     try:
-        data = json.loads(body, parse_int=int_or_none)
-    except ValueError:
+        data = parse_json(body.decode("utf-8"))  # never a RecursionError, whatever the nesting
+    except ValueError:  # UnicodeDecodeError too
         raise MalformedAnswer(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
     return completion_from(data)
 
 
 def completion_from(data: object) -> ChatAnswer:
-    """content, finish_reason and usage of choices[0] of a decoded completion (integers read by `int_or_none`);
-    MalformedAnswer when it is not a chat completion."""
+    """content, finish_reason and usage of choices[0] of a decoded completion (`core.safe_files.parse_json`: a number
+    too long to read is a `Refused` marker, and no count); MalformedAnswer when it is not a chat completion."""
     if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
         error = data["error"]
         detail = error.get("message") if isinstance(error, dict) else error
@@ -310,11 +309,6 @@ def _reasoning(message: dict, content: str | None) -> str | None:
     return valid_text(thinking_text(content)) or None
 
 
-def int_or_none(digits: str) -> int | None:
-    """A JSON integer, or None for one too long to be a count (Python refuses over 4,300 digits)."""
-    return int(digits) if len(digits) <= MAX_INT_DIGITS else None
-
-
 @overload
 def valid_text(text: str) -> str: ...
 @overload
@@ -326,7 +320,8 @@ def valid_text(text: str | None) -> str | None:
 
 
 def _count_or_none(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count, or None for what is not one (not an integer, negative, or past what SQLite stores)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64[1] else None
 
 
 def server_message(error: openai.APIStatusError) -> str:

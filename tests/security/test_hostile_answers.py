@@ -102,3 +102,15 @@ def test_an_answer_with_a_million_callees_is_summarised_in_views_and_counted_in_
     picture = json.loads(out)
     assert len(picture["nodes"]) <= SHOWN_EDGE_LIMIT + len(keys) + 1 and len(picture["edges"]) <= SHOWN_EDGE_LIMIT
     assert picture["omitted_edges"] >= 10 ** 6 - SHOWN_EDGE_LIMIT
+
+
+def test_an_answer_nested_100000_deep_fails_its_program_only(demo, tmp_path, capsys):
+    """The endpoint's JSON is parsed within `core.safe_files`' bounds: no RecursionError ends the run."""
+    path, answers, victim, victim_hash, count = demo
+    deep = raw(b"[" * 100_000 + b"]" * 100_000)
+    with FakeChatServer(responder(answers, victim_hash, deep)) as server:
+        _, _, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,
+                        "--split", "all", "--retries", "0", "--no-results-files")
+    assert "Traceback" not in err
+    assert f"m: finished: {count - 1} answered, 1 failed" in err, err
+    assert f"failed: {victim}: the answer is not a chat completion (no choices[0].message)" in err
