@@ -35,6 +35,7 @@ MAX_SPLIT_BYTES = 64 * MiB  # a split file; the released ones are under 200 KB
 MAX_RESULTS_BYTES = 2 * 1024 * MiB  # a results file: released ones hold every prompt and answer of a language
 MAX_SCRIPT_BYTES = 4 * MiB  # the release's run_llm.py (about 32 KB), parsed for its prompt templates
 MAX_NOTE_BYTES = 64 * 1024  # the checkout note written beside an extracted corpus: two paths
+MAX_CONFIG_BYTES = 1 * MiB  # a settings file or list given by name: credentials, endpoints, prices, repositories
 MAX_JSON_DEPTH = 64  # nesting levels; callgraph.json has 2, a released results file about 6
 MAX_NUMBER_DIGITS = 40  # characters of one number literal in JSON (int() refuses beyond 4,300 digits)
 INT64 = (-2 ** 63, 2 ** 63 - 1)  # what SQLite stores as an integer
@@ -166,6 +167,12 @@ def read_text(path: str | Path, limit: int, root: str | Path | ResolvedFolder | 
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as error:
         raise RefusedFile(f"not valid UTF-8 (byte {error.start})") from None
+
+
+def read_json(path: str | Path, limit: int, root: str | Path | ResolvedFolder | None = None) -> object:
+    """The JSON value of the file `path`: `read_text`, then `parse_json`. OSError (a `RefusedFile` too) when the file
+    cannot be read, json.JSONDecodeError when it is not JSON."""
+    return parse_json(read_text(path, limit, root))
 
 
 def why_unreadable(error: OSError) -> str:
