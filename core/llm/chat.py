@@ -4,7 +4,9 @@ Shared by the model runner (`llm_runner`, many programs at once) and the instanc
 (`build.harness`, one harness at a time). Retries are ours (the client's are off) so every
 wait can be cancelled: 429 (honouring Retry-After), 5xx, timeouts, connection errors and
 answers that are not chat-completion JSON are retried with exponential backoff and jitter.
-The API key is only handed to the client and is scrubbed from every message.
+The API key is only handed to the client, and every text that comes back (the answer, its reasoning, every
+failure's message) has the keys the client sent taken out before anyone stores or prints it
+(`core.llm.redaction`): an endpoint may echo them.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import random
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast, overload
 
 import openai
@@ -32,6 +34,7 @@ from core.llm.endpoints import (
 )
 from core.llm.prompts import prompt_hash
 from core.llm.rate_limits import Pacer
+from core.llm.redaction import Secrets
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
 from core.safe_files import INT64, parse_json
 from core.scoring.answers import REPLACEMENT_CHARACTER
@@ -88,6 +91,7 @@ class ChatRequester:
     def __init__(self, settings: RunSettings, api_key: str | None = None, backoff_base_s: float = BACKOFF_BASE_S):
         self.settings, self.backoff_base_s = settings, backoff_base_s
         self._api_key = api_key
+        self.secrets = Secrets([api_key], ignored=[NO_PLACEHOLDER_KEY])  # and each credential header sent
         # the output-token limit's field: forced, or both (the paper's) unless a refusal was remembered
         self.limit_field = token_limit_field_for(settings.base_url, settings.model, settings.token_limit_field)
         self._adapts = not settings.token_limit_field
@@ -98,12 +102,22 @@ class ChatRequester:
         try:
             return openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY,
                                       max_retries=0, timeout=self.settings.timeout_s,
-                                      http_client=bounded_http_client(self.settings.timeout_s))
+                                      http_client=bounded_http_client(self.settings.timeout_s, secrets=self.secrets))
         except openai.OpenAIError as error:
             raise EndpointError(self.one_line(f"{self.settings.base_url}: cannot use the endpoint: {error}")) from None
 
     async def request(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], label: str) -> ChatAnswer:
-        """The HTTP request with our retries; raises ChatFailure when it will not succeed."""
+        """The HTTP request with our retries; raises ChatFailure when it will not succeed. The answer's texts and the
+        failure's message are redacted of the keys the client sent."""
+        try:
+            answer = await self._request(client, messages, label)
+        except ChatFailure as failure:
+            raise ChatFailure(failure.kind, self.secrets.redact(failure.message), failure.attempts) from None
+        redact = self.secrets.redact_optional
+        return replace(answer, content=redact(answer.content), finish_reason=redact(answer.finish_reason),
+                       reasoning=redact(answer.reasoning))
+
+    async def _request(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], label: str) -> ChatAnswer:
         settings = self.settings
         attempt = 0
         tried = {self.limit_field}
@@ -129,7 +143,8 @@ class ChatRequester:
                 if self._switched:
                     self._switched = False
                     remember_token_limit_field(settings.base_url, settings.model, self.limit_field)
-                log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
+                log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s,
+                          self.secrets.redact_optional(answer.finish_reason))
                 return answer
             except openai.APIStatusError as error:
                 headers = error.response.headers
@@ -194,10 +209,8 @@ class ChatRequester:
             self.limit_field, self._switched = field, True
 
     def one_line(self, text: str) -> str:
-        """One line, not too long, and never the API key (a server may echo it)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return clip(" ".join(valid_text(text).split()), 300)
+        """One line, not too long, and never a key the client sent (a server may echo it)."""
+        return clip(" ".join(valid_text(self.secrets.redact(text)).split()), 300)
 
     def _not_found(self, error: openai.APIStatusError) -> str:
         message = server_message(error)

@@ -248,8 +248,8 @@ def _store_results(ws, store, batch: BatchRow, remote: RemoteBatch, remote_servi
     store.update(batch.id, output_file_id=remote.output_file_id, error_file_id=remote.error_file_id)
     for label, data in remote_service.results(remote):
         read, problems = read_results(batch.provider, data, f"batch {batch.id} {label}")
-        answers += read
-        report.problems += problems
+        answers += map(remote_service.redacted, read)  # never the key, should the service echo it
+        report.problems += map(remote_service.secrets.redact, problems)
     return _store_answers(ws, store, batch, answers, remote.status, prices, report,
                           f"batch {batch.id}: {batch.provider} {batch.remote_id}")
 

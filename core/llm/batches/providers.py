@@ -4,7 +4,8 @@ Anthropic's Message Batches over plain HTTP (urllib: three JSON endpoints do not
 Each gives the same small surface: `submit` (the input file in, the remote batch out; OpenAI uploads the file
 first, and `on_uploaded` lets the caller keep the file id before the batch exists), `retrieve`, `results` (the raw
 JSONL of the output and error files) and `cancel`. The API key only goes to the server; every message is one line
-without it. What a server says is hostile: ids are checked before they go into a URL, downloads are bounded.
+without it, and so is every answer read back (`redact`). What a server says is hostile: ids are checked before they
+go into a URL, downloads are bounded.
 """
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from core.errors import EndpointError
 from core.llm.batches.request_lines import PROVIDERS
-from core.llm.batches.results import RESULTS_CAP_BYTES
+from core.llm.batches.results import RESULTS_CAP_BYTES, BatchAnswer
 from core.llm.chat import NO_PLACEHOLDER_KEY, clip, server_message
+from core.llm.redaction import Secrets
 from core.safe_files import open_bytes, parse_json, read_bytes, why_unreadable
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -45,6 +47,7 @@ class BatchService:
     def __init__(self, base_url: str, api_key: str | None, timeout_s: float = 300.0):
         self.base_url, self.timeout_s = base_url.rstrip("/"), timeout_s
         self._api_key = api_key
+        self.secrets = Secrets([api_key], ignored=[NO_PLACEHOLDER_KEY])
 
     def submit(self, input_path: Path, local_id: int, input_file_id: str,
                on_uploaded: Callable[[str], None]) -> RemoteBatch:
@@ -60,9 +63,14 @@ class BatchService:
         raise NotImplementedError
 
     def one_line(self, text: str) -> str:
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return clip(" ".join(text.split()), 300)
+        return clip(" ".join(self.secrets.redact(text).split()), 300)
+
+    def redacted(self, answer: BatchAnswer) -> BatchAnswer:
+        """`answer` without the key in any of its texts (a server may echo it)."""
+        redact = self.secrets.redact_optional
+        return replace(answer, custom_id=self.secrets.redact(answer.custom_id), content=redact(answer.content),
+                       finish_reason=redact(answer.finish_reason), error=self.secrets.redact(answer.error),
+                       reasoning=redact(answer.reasoning))
 
 
 def service(provider: str, base_url: str, api_key: str | None, timeout_s: float = 300.0) -> BatchService:
