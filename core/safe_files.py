@@ -150,7 +150,7 @@ def bounded_lines(handle: BinaryIO, line_limit: int, limit: int) -> Iterator[tup
             held += len(chunk) - start
             if held > line_limit:
                 parts, held, skipping = [], 0, True
-    if skipping or parts:
+    if skipping or held:
         yield number, None if skipping else b"".join(parts)
 
 

@@ -85,3 +85,22 @@ def test_a_batch_service_answering_deep_json_is_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr == f"traceeval: error: {server.base_url}/messages/batches: creating the batch: the answer is " \
                           "not a JSON object\n"
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 7, 64])
+def test_the_line_reader_gives_the_lines_split_gives_and_never_holds_a_long_one(piece, monkeypatch):
+    """`safe_files.bounded_lines` against `bytes.split` on every arrangement of a few pieces, read `piece` bytes at a
+    time: the same lines and numbers, a line past the bound given as None."""
+    import io
+    import itertools
+
+    from core import safe_files
+
+    monkeypatch.setattr(safe_files, "_CHUNK", piece)
+    for count in range(6):
+        for parts in itertools.product((b"a", b"bbb", b"\n"), repeat=count):
+            data = b"".join(parts)
+            lines = data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n") if data else []
+            for limit in (0, 1, 2, 5):
+                expected = [(number, line if len(line) <= limit else None) for number, line in enumerate(lines, 1)]
+                assert list(safe_files.bounded_lines(io.BytesIO(data), limit, 1 << 20)) == expected, (data, limit)
