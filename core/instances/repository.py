@@ -21,9 +21,10 @@ from xml.etree import ElementTree
 
 from core.errors import BuildError
 from core.instances.records import RepoInfo
+from core.safe_files import parse_json, read_text
 
 GIT_TIMEOUT = 30  # seconds per git command
-_MAX_TEXT = 512 * 1024  # licence and manifest files are read up to this size
+MAX_MANIFEST_BYTES = 512 * 1024  # a licence or manifest file larger than this is not read
 _FALLBACK_NAME = "repo"
 
 # --- name ---------------------------------------------------------------------------------------
@@ -295,7 +296,7 @@ def _manifest_licence(folder: Path) -> str:
 
 def _package_json_licence(text: str) -> str:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError:
         return ""
     value = data.get("license", "") if isinstance(data, dict) else ""
@@ -307,7 +308,7 @@ def _package_json_licence(text: str) -> str:
 def _pyproject_licence(text: str) -> str:
     try:
         project = tomllib.loads(text).get("project", {})
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # arrays nested past the parser's recursion
         return ""
     value = project.get("license", "") if isinstance(project, dict) else ""
     if isinstance(value, dict):  # {text = "..."}; {file = "..."} names a file, not a licence
@@ -339,7 +340,6 @@ def _local(tag: str) -> str:
 
 def _read_text(path: Path) -> str:
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.read(_MAX_TEXT)
+        return read_text(path, MAX_MANIFEST_BYTES, root=path.parent, errors="replace")
     except OSError:
         return ""

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from core.errors import EndpointError, UsageError
+from core.safe_files import MAX_CONFIG_BYTES, read_json, why_unreadable
 from core.scoring.rules import DEFAULT_RULES, RULE_SETS
 from core.user_folders import config_dir, write_private_json
 
@@ -131,11 +132,11 @@ def _read_credentials(checked: bool) -> dict:
         if checked and mode & 0o077:
             raise EndpointError(f"{path}: readable by other users (mode {stat.S_IMODE(mode):04o}); "
                                 f"run chmod 600 {path}")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as error:
-        raise EndpointError(f"{path}: cannot read credentials: {error.__class__.__name__}") from None
+    except OSError as error:  # the problem quotes no file content, so no key leaks
+        raise EndpointError(f"{path}: cannot read credentials: {why_unreadable(error)}") from None
     except json.JSONDecodeError as error:  # the message quotes no file content, so no key leaks
         raise EndpointError(f"{path}: not valid JSON (line {error.lineno}); fix or delete it") from None
     if not isinstance(data, dict):
@@ -152,7 +153,7 @@ def load_recent_endpoints() -> list[dict]:
     """The last used endpoint settings (`public_params()` dicts), newest first; [] when unreadable."""
     path = recent_endpoints_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as error:
@@ -204,7 +205,7 @@ def _token_limit_fields(warn: bool) -> dict:
     """The remembered fields file as a dict: empty when it is missing or unreadable (said once, when `warn`)."""
     path = token_limit_fields_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as error:
