@@ -41,6 +41,15 @@ class ReleaseError(TraceEvalError):
     """The user's TraceEval release checkout cannot be used (not found, unreadable templates, bad archive)."""
 
 
+class UnconfirmedRelease(ReleaseError):
+    """A release found beside the dataset that the user has not confirmed (`core.release.checkout.usable_release`):
+    the message says where it is, its scripts' sha256 and how to confirm it on the command line."""
+
+    def __init__(self, message: str, checkout: str, sha256: str) -> None:
+        super().__init__(message)
+        self.checkout, self.sha256 = checkout, sha256
+
+
 class MissingExtraError(TraceEvalError):
     """An optional dependency is not installed; the message names the extra that brings it (`core.extras`)."""
 

@@ -24,7 +24,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState, generate
 
 from core.dataset.indexing import dataset_path, open_dataset
-from core.errors import UsageError
+from core.errors import ReleaseError, UnconfirmedRelease, UsageError
 from core.languages import registry
 from core.llm.prompts import build_prompt
 from core.records import CallGraph
@@ -94,7 +94,12 @@ def traceeval(dataset: str | None = None, split: str | None = None, languages: s
     root = dataset_path(dataset)
     ws, _ = open_dataset(root, workspace, splits)
     with ws:
-        wording = prompt_wording(release, Path(ws.setting("dataset_root") or root))
+        try:
+            wording = prompt_wording(release, Path(ws.setting("dataset_root") or root))
+        except UnconfirmedRelease as unconfirmed:  # nobody to ask in an eval: name it, which confirms it
+            raise ReleaseError(f"{unconfirmed.checkout}: a TraceEval release found next to the dataset, not "
+                               f"confirmed (scripts sha256 {unconfirmed.sha256[:16]}): name it with "
+                               f"-T release={unconfirmed.checkout} to use its wording") from None
         chosen_split = default_split(ws) if split is None else (None if split == "all" else split)
         instances = [ws.instance(row.key) for row in Selection(chosen, chosen_split, repo).rows(ws)]
     samples = [_sample(instance, wording, rules) for instance in instances if instance is not None]

@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, TypeGuard
@@ -34,6 +35,7 @@ MAX_SPLIT_BYTES = 64 * MiB  # a split file; the released ones are under 200 KB
 MAX_RESULTS_BYTES = 2 * 1024 * MiB  # a results file: released ones hold every prompt and answer of a language
 MAX_SCRIPT_BYTES = 4 * MiB  # the release's run_llm.py (about 32 KB), parsed for its prompt templates
 MAX_NOTE_BYTES = 64 * 1024  # the checkout note written beside an extracted corpus: two paths
+MAX_CONFIG_BYTES = 1 * MiB  # a settings file or list given by name: credentials, endpoints, prices, repositories
 MAX_JSON_DEPTH = 64  # nesting levels; callgraph.json has 2, a released results file about 6
 MAX_NUMBER_DIGITS = 40  # characters of one number literal in JSON (int() refuses beyond 4,300 digits)
 INT64 = (-2 ** 63, 2 ** 63 - 1)  # what SQLite stores as an integer
@@ -122,16 +124,39 @@ def open_bytes(path: str | Path, limit: int, root: str | Path | ResolvedFolder |
         info = os.fstat(descriptor)
         _check_kind(info.st_mode)
         if info.st_size > limit:
-            raise RefusedFile(f"{info.st_size:,} bytes, over the bound of {_size(limit)}; not read")
+            raise RefusedFile(f"{info.st_size:,} bytes, over the bound of {size_text(limit)}; not read")
     except BaseException:
         handle.close()
         raise
     return handle
 
 
+def bounded_lines(handle: BinaryIO, line_limit: int, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(number from 1, bytes without the newline) of each line of `handle`, a piece at a time; a line longer than
+    `line_limit` is given as None and never held whole. RefusedFile once more than `limit` bytes were read."""
+    parts: list[bytes] = []
+    number, held, skipping, total = 1, 0, False, 0
+    while chunk := handle.read(_CHUNK):
+        total += len(chunk)
+        if total > limit:
+            raise grown_past(limit)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            line = None if skipping or held + end - start > line_limit else b"".join([*parts, chunk[start:end]])
+            yield number, line
+            number, parts, held, skipping, start = number + 1, [], 0, False, end + 1
+        if not skipping:
+            parts.append(chunk[start:])
+            held += len(chunk) - start
+            if held > line_limit:
+                parts, held, skipping = [], 0, True
+    if skipping or held:
+        yield number, None if skipping else b"".join(parts)
+
+
 def grown_past(limit: int) -> RefusedFile:
     """The refusal of a file that grew past `limit` while it was read."""
-    return RefusedFile(f"grew past the bound of {_size(limit)} while being read; not read")
+    return RefusedFile(f"grew past the bound of {size_text(limit)} while being read; not read")
 
 
 def read_text(path: str | Path, limit: int, root: str | Path | ResolvedFolder | None = None,
@@ -142,6 +167,12 @@ def read_text(path: str | Path, limit: int, root: str | Path | ResolvedFolder | 
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as error:
         raise RefusedFile(f"not valid UTF-8 (byte {error.start})") from None
+
+
+def read_json(path: str | Path, limit: int, root: str | Path | ResolvedFolder | None = None) -> object:
+    """The JSON value of the file `path`: `read_text`, then `parse_json`. OSError (a `RefusedFile` too) when the file
+    cannot be read, json.JSONDecodeError when it is not JSON."""
+    return parse_json(read_text(path, limit, root))
 
 
 def why_unreadable(error: OSError) -> str:
@@ -275,7 +306,8 @@ def _check_kind(mode: int) -> None:
         raise RefusedFile("not a regular file; not read")
 
 
-def _size(limit: int) -> str:
+def size_text(limit: int) -> str:
+    """A bound as it is written in messages: "64 MiB", "4,096 bytes"."""
     return f"{limit // MiB:,} MiB" if limit >= MiB else f"{limit:,} bytes"
 
 

@@ -5,7 +5,7 @@ Windows); on Linux they are the ones this project always used, so nothing moves:
 - cache (`$TRACEEVAL_CACHE_DIR`, else `$XDG_CACHE_HOME/traceeval-studio`, else `~/.cache/...`): the
   answer cache, the Java agent, corpora extracted from a release's archive;
 - config (`$TRACEEVAL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/traceeval-studio`, else `~/.config/...`):
-  endpoints, credentials;
+  endpoints, credentials, the TraceEval releases the user confirmed (`core.release.confirmed`);
 - data (`$XDG_DATA_HOME/traceeval-studio`, else `~/.local/share/...`), and in it the default workspaces
   (`$TRACEEVAL_WORKSPACE_DIR`, else `<data>/workspaces`).
 
@@ -14,6 +14,7 @@ home): `writable_cache_dir` then falls back to a folder of this user's own under
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -108,3 +109,22 @@ def workspace_dir() -> Path:
 
 def _overridden(variable: str) -> Path | None:
     return Path(os.environ[variable]) if os.environ.get(variable) else None
+
+
+def write_private_json(path: Path, data) -> None:
+    """Write JSON atomically, readable by the owner only (the folder too, when it is made here)."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o600)  # in case an old temporary file existed with other bits
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

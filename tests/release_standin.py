@@ -6,7 +6,8 @@ folder shaped like a checkout: `scripts/run_llm.py`, `scripts/compute_metrics.py
 here from docs/benchmark.md's rules, and template constants with words of our own. `write_release`
 can plant differences (`plant=`) so a test can see `traceeval parity` name them.
 
-Importing `run_llm.py` writes `IMPORTED` beside it: reading its templates must never run it.
+Importing `run_llm.py` writes `IMPORTED` beside it: reading its templates must never run it (and when parity runs
+it, in the sandbox, on its own copy, the file never reaches the checkout).
 """
 from __future__ import annotations
 
@@ -287,10 +288,12 @@ def prf1(tp, fp, fn):
 '''
 
 
-def write_release(folder: Path, *, plant: tuple[str, ...] = (), with_data: Path | None = None) -> Path:
+def write_release(folder: Path, *, plant: tuple[str, ...] = (), with_data: Path | None = None,
+                  added: dict[str, str] | None = None) -> Path:
     """A stand-in checkout at `folder`; `plant` may hold "keep_new" (Python's `.__new__` not cut, a metric
     difference) and "title_case" (the language word "JavaScript", a prompt difference).
-    `with_data`: a released-layout dataset copied to `data/` (benchmark/ and traceeval_split/)."""
+    `with_data`: a released-layout dataset copied to `data/` (benchmark/ and traceeval_split/).
+    `added`: {script name: Python appended to it}, as a hostile release would have it (tests/security)."""
     names = json.loads((Path(__file__).parent / "parity" / "stdlib_names.json").read_text())
     scripts = folder / "scripts"
     scripts.mkdir(parents=True, exist_ok=True)
@@ -304,6 +307,9 @@ def write_release(folder: Path, *, plant: tuple[str, ...] = (), with_data: Path 
     normalize = normalize.replace("PLANT_KEEP_NEW = False", f"PLANT_KEEP_NEW = {'keep_new' in plant}")
     (scripts / "normalize_edges.py").write_text(normalize.lstrip(), encoding="utf-8")
     (scripts / "compute_metrics.py").write_text(COMPUTE_METRICS.lstrip(), encoding="utf-8")
+    for name, code in (added or {}).items():
+        with (scripts / name).open("a", encoding="utf-8") as script:
+            script.write("\n" + code)
     if with_data is not None:
         shutil.copytree(with_data / "benchmark", folder / "data" / "benchmark")
         if (with_data / "traceeval_split").is_dir():

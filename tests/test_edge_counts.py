@@ -61,6 +61,8 @@ def test_names_interned_by_another_connection_are_seen(tmp_path):
             "python/p"].tp == 1  # print is dropped by the stdlib mode
         with second.db.atomic():
             predicted = second.names.edge_blob("python", CallGraph.from_dict({"main": ["main.b", "main.a", "main.b"]}))
+        stored = dict(second.db.execute("select name, id from names where language = 'python'").fetchall())
+        assert first.names.known["python"] | second.names.known["python"] == stored  # new runs and mixed ones
         counts = count_blobs(first, {"python/p": "python"}, {"python/p": truth}, {"python/p": predicted}, modes)
         assert counts["python/p"] == count_edges(normalise_edges(edges, "python", modes),
                                                  normalise_edges([("main", "main.b"), ("main", "main.a")], "python",

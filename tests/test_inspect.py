@@ -16,7 +16,10 @@ from tests.cli_run import run
 from tests.llm_server import FakeChatServer, answer_text, truth_answers
 
 pytest.importorskip("inspect_ai")
-INSPECT = Path(sys.executable).with_name("inspect")
+_SCRIPT = Path(sys.executable).with_name("inspect")
+# the `inspect` command, or inspect_ai run as a module where there is no script beside this Python (a virtualenv
+# reaching the packages through a .pth file, as .ci/security-unprivileged makes one for nobody)
+INSPECT = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "inspect_ai"]
 
 
 def _weak_answers(workspace: Path) -> dict[str, str]:
@@ -37,7 +40,7 @@ def _inspect_eval(server: FakeChatServer, tmp_path: Path, *task_args: str) -> Pa
     # inspect's OpenAI-compatible provider, as for a vLLM or Ollama server: `openai/<name>` would take an unknown
     # name for OpenAI's newest reasoning model and leave the temperature out of the request.
     env = dict(os.environ, LOCAL_BASE_URL=server.base_url, LOCAL_API_KEY="test-key", INSPECT_LOG_DIR=str(tmp_path))
-    args = [str(INSPECT), "eval", "traceeval/traceeval", "--model", "openai-api/local/fake-model",
+    args = [*INSPECT, "eval", "traceeval/traceeval", "--model", "openai-api/local/fake-model",
             "--display", "none", "--log-dir", str(tmp_path / "logs"),
             "-T", f"workspace={tmp_path / 'inspect.sqlite'}", *task_args]
     result = subprocess.run(args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)

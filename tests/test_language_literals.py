@@ -19,7 +19,8 @@ CHECKED = ("core", "tracers", "traceeval_gui")
 REGISTRY = ROOT / "core" / "languages"
 # (file, literal) -> why the literal there is not a language
 NOT_A_LANGUAGE = {
-    ("core/release/parity_driver.py", "python"): "the key of the interpreter's path in the driver's JSON report",
+    ("tracers/release_runtime/parity_driver.py", "python"): "the key of the interpreter's path in the driver's JSON "
+                                                           "report",
     ("core/release/parity.py", "python"): "the same key in the parity report's JSON",
 }
 

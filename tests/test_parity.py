@@ -1,5 +1,6 @@
-"""`traceeval parity` against a stand-in release (tests/release_standin.py): full agreement on the demo and on
-programs full of normalisation and parsing cases, and every planted difference named, cell or prompt."""
+"""`traceeval parity` against a stand-in release (tests/release_standin.py), run in the tracer sandbox: full
+agreement on the demo and on programs full of normalisation and parsing cases, and every planted difference named,
+cell or prompt. (What a hostile release cannot do there: tests/security/test_hostile_release.py.)"""
 from __future__ import annotations
 
 import json
@@ -9,12 +10,14 @@ import pytest
 
 from core.dataset.indexing import open_dataset
 from core.errors import ReleaseError
+from core.release.checkout import usable_release
 from core.release.parity import check_parity
 from core.scoring.scores import Selection
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.cli_run import run
 from tests.release_standin import write_release
+from tracers.release_sandbox import run_release
 
 CASES = {  # ground truth, and an answer written to hit the paper's normalisation and parsing rules
     "python": ({"main": ["main.Foo.__new__", "main.f"], "main.f": ["list.append", "main.Foo.__init__"],
@@ -54,12 +57,13 @@ def test_full_agreement_on_tricky_programs_names_nothing(cases, tmp_path, capsys
     checkout, results = cases
     code, _, err = run(capsys, "import-results", str(checkout), str(results))
     assert code == 0, err
-    code, out, err = run(capsys, "parity", str(checkout))  # the release is found next to its data
+    code, out, err = run(capsys, "parity", str(checkout), "--release", str(checkout))
     assert code == 0, out + err
     assert "Table (all splits, paper rules, normalisation init, nested_class, stdlib): 4 of 4 cells agree" in out
     assert "Prompts: 3 of 3 agree" in out and "Answers read: 3 of 3 agree" in out
-    assert out.rstrip().endswith("Result: full agreement")
-    assert (checkout / "scripts" / "IMPORTED").exists()  # the release's code ran, in its own process
+    assert out.rstrip().endswith("Result: full agreement") and ") in the sandbox (" in out.splitlines()[0]
+    # the release's code ran (it imported run_llm.py), on a copy in the sandbox: what it wrote never reached the host
+    assert not (checkout / "scripts" / "IMPORTED").exists()
 
 
 def test_a_planted_metric_difference_is_named_cell_by_cell(cases, tmp_path, capsys):
@@ -97,7 +101,7 @@ def test_the_demo_agrees_cell_by_cell_with_the_release(tmp_path):
     with ws:
         from core.results.importing import import_results
         import_results(ws, [DEMO_DATASET / "results"])
-        report = check_parity(ws, checkout / "scripts" / "run_llm.py", Selection(), prompts_per_language=10)
+        report = check_parity(ws, usable_release(checkout), Selection(), prompts_per_language=10, runner=run_release)
     assert report.agrees, [c for c in report.cells if c.differs]
     assert len(report.cells) == 2 * 4 and len(report.prompts) == 15 and len(report.answers) == 29
     assert report.python_version.count(".") == 2 and not report.notes
@@ -111,7 +115,7 @@ def test_without_a_release_parity_says_where_to_point_it(capsys):
 def test_a_release_that_cannot_run_is_a_one_line_error(tmp_path, capsys):
     checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
     (checkout / "scripts" / "compute_metrics.py").write_text("raise ImportError('broken on purpose')\n")
-    code, _, err = run(capsys, "parity", str(checkout))
+    code, _, err = run(capsys, "parity", str(checkout), "--release", str(checkout))
     assert code == 2 and "the release's functions could not run with" in err and "broken on purpose" in err
     shutil.rmtree(checkout / "scripts")
     code, _, err = run(capsys, "parity", str(checkout / "data"), "--release", str(checkout))
@@ -125,6 +129,6 @@ def test_a_ground_truth_gone_since_indexing_is_a_one_line_error(tmp_path):
     with ws:
         (checkout / "data" / "benchmark" / "python" / "calcpad_0001" / "callgraph.json").unlink()
         with pytest.raises(ReleaseError) as caught:
-            check_parity(ws, checkout / "scripts" / "run_llm.py", Selection())
+            check_parity(ws, usable_release(checkout), Selection(), runner=run_release)
     assert "calcpad_0001/callgraph.json: cannot copy it for the release to score" in str(caught.value)
     assert "\n" not in str(caught.value)

@@ -4,6 +4,7 @@ prompt built from them byte for byte as the release's own `build_prompt` builds 
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import shutil
@@ -19,7 +20,13 @@ from core.errors import ReleaseError
 from core.llm.prompt_wording import STUDIO_WORDING
 from core.llm.prompts import build_prompt
 from core.release.archive import dataset_folder, extract_corpus
-from core.release.checkout import RELEASE_ENV, find_release_script, prompt_wording, read_release_wording
+from core.release.checkout import (
+    RELEASE_ENV,
+    ReleaseLocation,
+    locate_release,
+    prompt_wording,
+    read_release_wording,
+)
 from resources import DEMO_DATASET
 from tests.builders import write_program
 from tests.cli_run import run
@@ -88,22 +95,25 @@ def test_an_oversized_file_is_not_read(tmp_path):
 
 # -- where the release is found ---------------------------------------------------------------------------------
 def test_the_release_is_found_given_from_the_environment_or_next_to_the_dataset(tmp_path, monkeypatch):
+    """Named (given, or in the environment) or found next to the dataset: only a found one waits for a confirmation
+    (tests/security/test_found_release.py)."""
     checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
     script = (checkout / "scripts" / "run_llm.py").resolve()
     for given in (checkout, checkout / "scripts", script):
-        assert find_release_script(given) == script
-    assert find_release_script(None, checkout / "data") == script  # TraceEva/data has its release in TraceEva
-    assert find_release_script(None, DEMO_DATASET) is None
+        assert locate_release(given) == ReleaseLocation(script, found=False)
+    assert locate_release(None, checkout / "data") == ReleaseLocation(script, found=True)  # TraceEva/data: TraceEva
+    assert locate_release(None, DEMO_DATASET) is None
     other = write_release(tmp_path / "other")
     monkeypatch.setenv(RELEASE_ENV, str(other))
-    assert find_release_script(None, checkout / "data") == (other / "scripts" / "run_llm.py").resolve()
-    assert find_release_script(checkout, None) == script  # the path given comes first
+    assert locate_release(None, checkout / "data") == ReleaseLocation((other / "scripts" / "run_llm.py").resolve(),
+                                                                      found=False)
+    assert locate_release(checkout, None) == ReleaseLocation(script, found=False)  # the path given comes first
     monkeypatch.setenv(RELEASE_ENV, str(tmp_path / "nowhere"))
     with pytest.raises(ReleaseError, match=f"nowhere \\(from \\${RELEASE_ENV}\\): no TraceEval release here"):
-        find_release_script(None, None)
+        locate_release(None, None)
     monkeypatch.delenv(RELEASE_ENV)
     with pytest.raises(ReleaseError, match=r"no TraceEval release here"):
-        find_release_script(tmp_path)
+        locate_release(tmp_path)
     assert prompt_wording(None, DEMO_DATASET) is STUDIO_WORDING
 
 
@@ -180,7 +190,8 @@ def test_a_checkout_with_its_corpus_opens_as_its_data_folder(tmp_path, capsys):
     assert json.loads(out)["programs"] == 15
 
 
-def test_a_checkout_with_only_the_archive_is_extracted_once_with_progress(tmp_path, capsys):
+def test_a_checkout_with_only_the_archive_is_extracted_once_with_progress(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # off a terminal: a found release is not asked about
     checkout = write_release(tmp_path / "TraceEva")
     archive = _zip_corpus(checkout)
     seen = []
@@ -192,8 +203,11 @@ def test_a_checkout_with_only_the_archive_is_extracted_once_with_progress(tmp_pa
     again = []
     assert extract_corpus(archive, checkout, lambda *a: again.append(a)) == corpus and again == []  # once
     # the extracted corpus remembers its release, and a command on the checkout opens the corpus
-    assert find_release_script(None, corpus) == (checkout / "scripts" / "run_llm.py").resolve()
+    assert locate_release(None, corpus) == ReleaseLocation((checkout / "scripts" / "run_llm.py").resolve(), found=True)
     code, out, err = run(capsys, "prompt", "calcpad_0001", "--dataset", str(checkout), "--format", "json")
+    assert code == 2 and out == "" and "a TraceEval release found next to the dataset, not confirmed" in err
+    code, out, err = run(capsys, "prompt", "calcpad_0001", "--dataset", str(checkout), "--format", "json",
+                         "--release", str(checkout))  # naming it confirms it
     assert code == 0, err
     assert json.loads(out)["wording_tag"].startswith("release:")
 
@@ -249,7 +263,7 @@ def test_a_member_that_is_not_what_its_header_says_leaves_nothing_behind(tmp_pat
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
     data[start + 2] ^= 0xFF  # corrupt the compressed bytes: the CRC no longer matches
     archive.write_bytes(bytes(data))
-    with pytest.raises(ReleaseError, match=r"traceeval.zip: not a readable zip archive"):
+    with pytest.raises(ReleaseError, match=r"traceeval.zip: member .benchmark/python/a_0001/main.py. is damaged"):
         dataset_folder(checkout)
     releases = Path(os.environ["TRACEEVAL_CACHE_DIR"]) / "releases"
     assert [p.name for p in releases.iterdir()] == []

@@ -53,10 +53,11 @@ class InterpreterProblem(Exception):
     """Why no interpreter can run traced programs (shown as the tracer's toolchain problem)."""
 
 
-def find_interpreter() -> Interpreter:
-    """The interpreter for traced programs; raises InterpreterProblem with a one-line reason."""
+def find_interpreter(given: str | None = None) -> Interpreter:
+    """The interpreter for traced programs (or `given`, for the user's release); raises InterpreterProblem with a
+    one-line reason."""
     try:
-        path = chosen_python()
+        path = chosen_python(given)
     except NoPython as problem:
         raise InterpreterProblem(str(problem)) from None
     if path == sys.executable and not is_frozen():

@@ -7,13 +7,16 @@ normalising every name of every edge.
 
 Ids never change and names are never removed, so several processes may intern at once: a new name is inserted
 if absent and its id read back inside the caller's write transaction, and what a process remembers stays true.
+Inside that transaction no other process inserts, so when every name of a run of new ones was inserted their ids
+are the run after the table's largest (SQLite gives a new row the largest id plus one): only a run that met names
+another process interned meanwhile reads its ids back by name (an answer of a million new names costs one pass).
 """
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
 from functools import cache
-from itertools import chain
+from itertools import chain, repeat
 from typing import TYPE_CHECKING
 
 from core.records import CallGraph
@@ -28,6 +31,9 @@ def edge_dtype() -> np.dtype:
     import numpy as np
 
     return np.dtype("<i4")
+
+
+_RUN = 50_000  # new names inserted at once
 
 
 class NameIds:
@@ -61,11 +67,18 @@ class NameIds:
         ids on every run."""
         known = self.known.setdefault(language, {})
         new = [name for name in names if name not in known]
-        for start in range(0, len(new), 500):
-            chunk = new[start:start + 500]
+        for start in range(0, len(new), _RUN):
+            run = new[start:start + _RUN]
+            before = self.conn.total_changes
             self.conn.executemany("insert or ignore into names (language, name) values (?, ?)",
-                                  [(language, name) for name in chunk])
-            marks = ",".join("?" * len(chunk))
-            known.update(self.conn.execute(f"select name, id from names where language = ? and name in ({marks})",
-                                           [language, *chunk]))
+                                  zip(repeat(language), run))
+            if self.conn.total_changes - before == len(run):  # all new: the ids that follow the largest before
+                (last,) = self.conn.execute("select max(id) from names").fetchone()
+                known.update(zip(run, range(last - len(run) + 1, last + 1)))
+                continue
+            for at in range(0, len(run), 500):  # some were interned by another process: read them back by name
+                chunk = run[at:at + 500]
+                marks = ",".join("?" * len(chunk))
+                known.update(self.conn.execute(f"select name, id from names where language = ? and name in ({marks})",
+                                               [language, *chunk]))
         return known

@@ -19,6 +19,7 @@ from core.llm.answer_cache import AnswerCache
 from core.llm.chat import ask
 from core.llm.endpoints import RunSettings
 from core.llm.prompts import fenced_file
+from core.safe_files import MAX_CONFIG_BYTES, read_text, why_unreadable
 from core.symbols.parsing import parser
 from resources import HARNESS_PROMPT
 
@@ -41,9 +42,9 @@ class HarnessTemplate:
         """The bundled template, or `path`; BuildError naming the file when it cannot be used."""
         path = Path(path) if path is not None else HARNESS_PROMPT
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise BuildError(f"{path}: cannot read the prompt template: {error}") from None
+            text = read_text(path, MAX_CONFIG_BYTES)
+        except OSError as error:
+            raise BuildError(f"{path}: cannot read the prompt template: {why_unreadable(error)}") from None
         return cls.parse(text, str(path))
 
     @classmethod

@@ -2,13 +2,13 @@
 file needs, and where each goes in the program (see `program_files` for the rules)."""
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from core.instances.import_resolution import Dependency, Imports, Problem, captures, join, place_files
 from core.instances.records import EXTRACTION_FAILED, THIRD_PARTY
+from core.safe_files import parse_json
 from core.symbols.parsing import Source, TsNode
 
 PACKAGE_JSON = "package.json"
@@ -94,7 +94,7 @@ class JavaScriptImports(Imports):
 
     def _json_problem(self, path: str) -> Problem | None:
         try:
-            json.loads(self.sources[path])
+            parse_json(self.sources[path])
         except ValueError as error:
             return Problem(EXTRACTION_FAILED, f"cannot parse {path}: {error}")
         return None
@@ -113,7 +113,7 @@ class JavaScriptImports(Imports):
 
 def _declares_module_type(text: str) -> bool:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError:
         return False
     return isinstance(data, dict) and data.get("type") == "module"

@@ -39,8 +39,10 @@ from pathlib import Path, PurePosixPath
 from core.dataset.layout import FINALISE_JOURNAL as JOURNAL
 from core.dataset.layout import FINALISE_STAGING as STAGING
 from core.errors import BuildError
+from core.safe_files import MAX_SPLIT_BYTES, MiB, read_bytes, read_json
 
 MANIFEST = "finalised-{language}.json"
+MAX_JOURNAL_BYTES = 64 * MiB  # the journal and manifest of a finalise (our own; a damaged one is not trusted)
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,9 @@ def recover(benchmark: Path, language: str) -> None:
     _recover_whole_folder_swap(benchmark, language)
     if journal_path.exists():
         try:
-            journal = json.loads(journal_path.read_text(encoding="utf-8"))
+            journal = read_json(journal_path, MAX_JOURNAL_BYTES)
+            if not isinstance(journal, dict):
+                raise TypeError("not a journal")
             _apply(benchmark / language, staging, journal)
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise BuildError(f"{journal_path}: cannot complete the interrupted finalise ({error}); "
@@ -226,7 +230,7 @@ def _reusable(path: Path, content: bytes, linked_once: set[tuple[int, int]]) -> 
     try:
         status = os.lstat(path)
         if (not stat.S_ISREG(status.st_mode) or status.st_nlink != 1 or status.st_size != len(content)
-                or (status.st_dev, status.st_ino) in linked_once or path.read_bytes() != content):
+                or (status.st_dev, status.st_ino) in linked_once or read_bytes(path, len(content)) != content):
             return False
     except OSError:
         return False
@@ -240,7 +244,7 @@ def _is_unchanged(folder: Path, program: WantedProgram, digest: str, signature: 
         return True
     files = _files_under(folder)
     return files is not None and set(files) == set(program.files) and all(
-        files[relative][1].st_size == len(content) and Path(files[relative][0]).read_bytes() == content
+        files[relative][1].st_size == len(content) and read_bytes(files[relative][0], len(content)) == content
         for relative, content in program.files.items())
 
 
@@ -284,7 +288,7 @@ def _entries(target: Path) -> set[str]:
 
 def _load_manifest(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_JOURNAL_BYTES)
     except (OSError, ValueError):
         return {}  # missing or damaged: every folder is compared byte by byte instead
     return data if isinstance(data, dict) else {}
@@ -292,7 +296,7 @@ def _load_manifest(path: Path) -> dict:
 
 def _read_or_none(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_bytes(path, MAX_SPLIT_BYTES)
     except OSError:
         return None
 

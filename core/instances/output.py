@@ -30,12 +30,14 @@ from core.instances.shingle_cache import load_shingles, save_shingles
 from core.instances.split_assign import assign_splits, merge_split_files, split_files
 from core.languages import registry
 from core.records import repo_of
+from core.safe_files import MAX_README_BYTES, MAX_SPLIT_BYTES, MiB, read_json, read_text, why_unreadable
 
 log = logging.getLogger(__name__)
 
 BUILD_DIR = "build"
 MARKER = "build.json"
 SPLIT_DIR = "traceeval_split"
+MAX_RESULT_BYTES = 64 * MiB  # a repository's build result (its log and licence text)
 LICENCE_COPY = "LICENSE"
 
 
@@ -97,7 +99,10 @@ def load_repo_results(out: Path, language: str) -> list[RepoResult]:
     results = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
         try:
-            results.append(result_from_dict(json.loads(path.read_text(encoding="utf-8"))))
+            stored = read_json(path, MAX_RESULT_BYTES)
+            if not isinstance(stored, dict):
+                raise TypeError("not a build result")
+            results.append(result_from_dict(stored))
         except (OSError, ValueError, KeyError, TypeError) as error:
             log.warning("%s: damaged build result, its repository will be built again (%s)", path, error)
     return results
@@ -134,7 +139,10 @@ def program_id_of(out: Path, language: str, repo: str, target: str) -> str | Non
     """The id the finalised dataset gave an accepted target (None when it was not written)."""
     folder = out / "benchmark" / language
     for readme in sorted(folder.glob(f"{repo}_*/{PROVENANCE_FILE}")):
-        text = readme.read_text(encoding="utf-8")
+        try:
+            text = read_text(readme, MAX_README_BYTES, errors="replace")
+        except OSError:
+            continue
         if any(line.startswith("Target: ") and line[8:].split(" (")[0] == target for line in text.splitlines()):
             return readme.parent.name
     return None
@@ -279,7 +287,9 @@ def _split_contents(out: Path, language: str, program_ids: list[str], options: F
         path = folder / name
         if path.exists():
             try:
-                existing[name] = json.loads(path.read_text(encoding="utf-8"))
+                existing[name] = read_json(path, MAX_SPLIT_BYTES)
+            except OSError as error:
+                raise BuildError(f"{path}: {why_unreadable(error)}; remove it and build again") from None
             except ValueError as error:
                 raise BuildError(f"{path}: not valid JSON ({error}); remove it and build again") from None
     merged = merge_split_files(existing, fresh, [language])

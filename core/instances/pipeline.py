@@ -23,7 +23,7 @@ from core.errors import BuildError, TraceEvalError
 from core.instances.acceptance import judge_runs
 from core.instances.candidates import find_candidates
 from core.instances.harness import HarnessTemplate, ask_for_harness, prompt_values
-from core.instances.program_files import harness_path
+from core.instances.program_files import MAX_SOURCE_BYTES, harness_path
 from core.instances.records import (
     DID_NOT_RUN,
     MODEL_FAILED,
@@ -34,12 +34,13 @@ from core.instances.records import (
     RepoInfo,
     RepoResult,
 )
-from core.instances.repository import describe_repository
+from core.instances.repository import MAX_MANIFEST_BYTES, describe_repository
 from core.languages import registry
 from core.llm.answer_cache import AnswerCache
 from core.llm.chat import ChatFailure
 from core.llm.endpoints import RunSettings
 from core.records import Instance
+from core.safe_files import ResolvedFolder, read_text
 from core.traces import TraceRun
 
 log = logging.getLogger(__name__)
@@ -144,8 +145,8 @@ def read_licence(repo: RepoInfo) -> str:
     if not repo.licence_file:
         return ""
     try:
-        return (Path(repo.path) / repo.licence_file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_text(Path(repo.path) / repo.licence_file, MAX_MANIFEST_BYTES, root=repo.path)
+    except OSError:
         return ""
 
 
@@ -196,7 +197,8 @@ def _only_targets(targets: Sequence[str], candidates: list[Candidate], problems:
 
 def program_texts(repo: Path, candidate: Candidate) -> dict[str, str]:
     """The candidate's files as the program will have them: program path -> text."""
-    return {program_path: (repo / repo_path).read_text(encoding="utf-8")
+    root = ResolvedFolder(repo)
+    return {program_path: read_text(repo / repo_path, MAX_SOURCE_BYTES, root)
             for program_path, repo_path in candidate.files.items()}
 
 

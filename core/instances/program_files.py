@@ -37,6 +37,7 @@ from pathlib import Path
 from core.instances.import_resolution import Dependency, Imports, Problem
 from core.instances.records import EXTRACTION_FAILED
 from core.languages import get
+from core.safe_files import read_text
 from core.symbols.parsing import Source
 
 DEFAULT_MAX_FILES = 20
@@ -94,15 +95,11 @@ def _walkable_dir(name: str) -> bool:
 
 
 def _read_source(path: Path, root: Path) -> str | None:
-    if path.is_symlink():
-        target = path.resolve()
-        if not target.is_relative_to(root):
-            return None
+    """The text of a source file of the repository; None for one it cannot give (a link out of `root`, not a
+    regular file, too large, not UTF-8)."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_text(path, MAX_SOURCE_BYTES, root)
+    except OSError:
         return None
 
 

@@ -21,9 +21,10 @@ from xml.etree import ElementTree
 
 from core.errors import BuildError
 from core.instances.records import RepoInfo
+from core.safe_files import parse_json, read_text
 
 GIT_TIMEOUT = 30  # seconds per git command
-_MAX_TEXT = 512 * 1024  # licence and manifest files are read up to this size
+MAX_MANIFEST_BYTES = 512 * 1024  # a licence or manifest file larger than this is not read
 _FALLBACK_NAME = "repo"
 
 # --- name ---------------------------------------------------------------------------------------
@@ -45,16 +46,40 @@ def _name_from_url(url: str) -> str:
 # --- git ----------------------------------------------------------------------------------------
 
 def _git(folder: Path, *args: str) -> str | None:
-    """Stripped stdout of a git command in `folder`, or None when git is missing, fails or hangs."""
+    """Stripped stdout of a git command in `folder`, or None when git is missing, fails or hangs.
+
+    The repository is hostile: its own config can name commands git runs (an fsmonitor hook, filter drivers, the
+    same in its submodules). Every such setting is overridden on the command line, which wins over any config."""
     environment = {k: v for k, v in os.environ.items()
                    if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
     environment.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")  # never prompt, never write the index
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], check=False, capture_output=True, text=True,
-                              errors="replace", timeout=GIT_TIMEOUT, env=environment, stdin=subprocess.DEVNULL)
+        done = subprocess.run(["git", *_NOTHING_RUNS, *_filters_off(folder, environment), "-C", str(folder), *args],
+                              check=False, capture_output=True, text=True, errors="replace", timeout=GIT_TIMEOUT,
+                              env=environment, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+# Settings under which git runs a command of the repository's during the commands used here (`status` above all).
+_NOTHING_RUNS = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "submodule.recurse=false",
+                 "-c", "diff.ignoreSubmodules=all", "-c", "status.submoduleSummary=false", "-c", "core.pager=cat")
+_FILTER_KEY = re.compile(r"^filter\.(.+)\.(?:clean|smudge|process|required)$", re.I)
+
+
+def _filters_off(folder: Path, environment: dict[str, str]) -> list[str]:
+    """`-c filter.NAME.clean=` (and the others) for every filter driver the repository's config names: git runs no
+    filter whose commands are empty. Reading the config runs nothing."""
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "config", "--name-only", "--get-regexp", r"^filter\."],
+                              check=False, capture_output=True, text=True, errors="replace", timeout=GIT_TIMEOUT,
+                              env=environment, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    names = {match.group(1) for line in done.stdout.splitlines() if (match := _FILTER_KEY.match(line.strip()))}
+    return [item for name in sorted(names) for key in ("clean", "smudge", "process", "required")
+            for item in ("-c", f"filter.{name}.{key}=" if key != "required" else f"filter.{name}.{key}=false")]
 
 
 def _remote_url(folder: Path) -> str:
@@ -78,7 +103,7 @@ def strip_credentials(url: str) -> str:
 def _is_dirty(folder: Path) -> bool:
     """Uncommitted changes, untracked files included. When git cannot tell, say dirty: the commit is then
     not known to match the files."""
-    status = _git(folder, "status", "--porcelain")
+    status = _git(folder, "status", "--porcelain", "--ignore-submodules=all")
     return status is None or bool(status)
 
 
@@ -271,7 +296,7 @@ def _manifest_licence(folder: Path) -> str:
 
 def _package_json_licence(text: str) -> str:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError:
         return ""
     value = data.get("license", "") if isinstance(data, dict) else ""
@@ -283,7 +308,7 @@ def _package_json_licence(text: str) -> str:
 def _pyproject_licence(text: str) -> str:
     try:
         project = tomllib.loads(text).get("project", {})
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # arrays nested past the parser's recursion
         return ""
     value = project.get("license", "") if isinstance(project, dict) else ""
     if isinstance(value, dict):  # {text = "..."}; {file = "..."} names a file, not a licence
@@ -315,7 +340,6 @@ def _local(tag: str) -> str:
 
 def _read_text(path: Path) -> str:
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.read(_MAX_TEXT)
+        return read_text(path, MAX_MANIFEST_BYTES, root=path.parent, errors="replace")
     except OSError:
         return ""

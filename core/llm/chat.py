@@ -4,19 +4,20 @@ Shared by the model runner (`llm_runner`, many programs at once) and the instanc
 (`build.harness`, one harness at a time). Retries are ours (the client's are off) so every
 wait can be cancelled: 429 (honouring Retry-After), 5xx, timeouts, connection errors and
 answers that are not chat-completion JSON are retried with exponential backoff and jitter.
-The API key is only handed to the client and is scrubbed from every message.
+The API key is only handed to the client, and every text that comes back (the answer, its reasoning, every
+failure's message) has the keys the client sent taken out before anyone stores or prints it
+(`core.llm.redaction`): an endpoint may echo them.
 """
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import logging
 import random
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast, overload
 
 import openai
@@ -33,7 +34,9 @@ from core.llm.endpoints import (
 )
 from core.llm.prompts import prompt_hash
 from core.llm.rate_limits import Pacer
+from core.llm.redaction import Secrets
 from core.llm.response_limits import ResponseLimitExceeded, bounded_http_client
+from core.safe_files import INT64, parse_json
 from core.scoring.answers import REPLACEMENT_CHARACTER
 from core.scoring.thinking import thinking_text
 from core.verdicts import now_iso
@@ -46,7 +49,6 @@ RETRY_AFTER_CAP_S = 60.0  # the longest Retry-After honoured
 RETRIED_STATUS = {408, 409, 425, 429}  # and every 5xx
 NO_PLACEHOLDER_KEY = "not-needed"  # what the client sends when a local server needs no key
 POLL_S = 0.05  # how often a cancel event is looked at
-MAX_INT_DIGITS = 20  # longer JSON integers (token counts, indexes) are read as None, not refused
 # how servers say a parameter itself is refused (not its value): OpenAI, vLLM, LiteLLM, pydantic-based servers
 _PARAMETER_REFUSED = re.compile(r"unsupported|not supported|unrecogni[sz]ed|unknown|not allowed|not permitted|"
                                 r"extra (?:inputs|fields)|(?:cannot|can't|can not) (?:both|be used together|be set "
@@ -89,6 +91,7 @@ class ChatRequester:
     def __init__(self, settings: RunSettings, api_key: str | None = None, backoff_base_s: float = BACKOFF_BASE_S):
         self.settings, self.backoff_base_s = settings, backoff_base_s
         self._api_key = api_key
+        self.secrets = Secrets([api_key], ignored=[NO_PLACEHOLDER_KEY])  # and each credential header sent
         # the output-token limit's field: forced, or both (the paper's) unless a refusal was remembered
         self.limit_field = token_limit_field_for(settings.base_url, settings.model, settings.token_limit_field)
         self._adapts = not settings.token_limit_field
@@ -99,12 +102,22 @@ class ChatRequester:
         try:
             return openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self._api_key or NO_PLACEHOLDER_KEY,
                                       max_retries=0, timeout=self.settings.timeout_s,
-                                      http_client=bounded_http_client(self.settings.timeout_s))
+                                      http_client=bounded_http_client(self.settings.timeout_s, secrets=self.secrets))
         except openai.OpenAIError as error:
             raise EndpointError(self.one_line(f"{self.settings.base_url}: cannot use the endpoint: {error}")) from None
 
     async def request(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], label: str) -> ChatAnswer:
-        """The HTTP request with our retries; raises ChatFailure when it will not succeed."""
+        """The HTTP request with our retries; raises ChatFailure when it will not succeed. The answer's texts and the
+        failure's message are redacted of the keys the client sent."""
+        try:
+            answer = await self._request(client, messages, label)
+        except ChatFailure as failure:
+            raise ChatFailure(failure.kind, self.secrets.redact(failure.message), failure.attempts) from None
+        redact = self.secrets.redact_optional
+        return replace(answer, content=redact(answer.content), finish_reason=redact(answer.finish_reason),
+                       reasoning=redact(answer.reasoning))
+
+    async def _request(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], label: str) -> ChatAnswer:
         settings = self.settings
         attempt = 0
         tried = {self.limit_field}
@@ -130,7 +143,8 @@ class ChatRequester:
                 if self._switched:
                     self._switched = False
                     remember_token_limit_field(settings.base_url, settings.model, self.limit_field)
-                log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s, answer.finish_reason)
+                log.debug("%s: answered in %.2f s (finish_reason=%s)", label, answer.latency_s,
+                          self.secrets.redact_optional(answer.finish_reason))
                 return answer
             except openai.APIStatusError as error:
                 headers = error.response.headers
@@ -195,10 +209,8 @@ class ChatRequester:
             self.limit_field, self._switched = field, True
 
     def one_line(self, text: str) -> str:
-        """One line, not too long, and never the API key (a server may echo it)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return clip(" ".join(valid_text(text).split()), 300)
+        """One line, not too long, and never a key the client sent (a server may echo it)."""
+        return clip(" ".join(valid_text(self.secrets.redact(text)).split()), 300)
 
     def _not_found(self, error: openai.APIStatusError) -> str:
         message = server_message(error)
@@ -258,15 +270,15 @@ async def _ask_cancellable(requester: ChatRequester, messages, label: str,
 
 def _read_completion(body: bytes) -> ChatAnswer:
     try:
-        data = json.loads(body, parse_int=int_or_none)
-    except ValueError:
+        data = parse_json(body.decode("utf-8"))  # never a RecursionError, whatever the nesting
+    except ValueError:  # UnicodeDecodeError too
         raise MalformedAnswer(f"the answer is not JSON ({clip(body.decode('utf-8', 'replace'), 80)!r})") from None
     return completion_from(data)
 
 
 def completion_from(data: object) -> ChatAnswer:
-    """content, finish_reason and usage of choices[0] of a decoded completion (integers read by `int_or_none`);
-    MalformedAnswer when it is not a chat completion."""
+    """content, finish_reason and usage of choices[0] of a decoded completion (`core.safe_files.parse_json`: a number
+    too long to read is a `Refused` marker, and no count); MalformedAnswer when it is not a chat completion."""
     if isinstance(data, dict) and "choices" not in data and isinstance(data.get("error"), (dict, str)):
         error = data["error"]
         detail = error.get("message") if isinstance(error, dict) else error
@@ -310,11 +322,6 @@ def _reasoning(message: dict, content: str | None) -> str | None:
     return valid_text(thinking_text(content)) or None
 
 
-def int_or_none(digits: str) -> int | None:
-    """A JSON integer, or None for one too long to be a count (Python refuses over 4,300 digits)."""
-    return int(digits) if len(digits) <= MAX_INT_DIGITS else None
-
-
 @overload
 def valid_text(text: str) -> str: ...
 @overload
@@ -326,7 +333,8 @@ def valid_text(text: str | None) -> str | None:
 
 
 def _count_or_none(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count, or None for what is not one (not an integer, negative, or past what SQLite stores)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64[1] else None
 
 
 def server_message(error: openai.APIStatusError) -> str:

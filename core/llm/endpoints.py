@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from core.errors import EndpointError, UsageError
+from core.safe_files import MAX_CONFIG_BYTES, read_json, why_unreadable
 from core.scoring.rules import DEFAULT_RULES, RULE_SETS
-from core.user_folders import config_dir
+from core.user_folders import config_dir, write_private_json
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ def save_api_key(base_url: str, key: str) -> None:
         raise UsageError("an API key cannot be empty or contain spaces or line breaks")
     entries = _read_credentials(checked=False)
     entries[_url(base_url)] = {"api_key": key}
-    _write_private(credentials_path(), entries)
+    write_private_json(credentials_path(), entries)
 
 
 def forget_api_key(base_url: str) -> bool:
@@ -118,7 +119,7 @@ def forget_api_key(base_url: str) -> bool:
     entries = _read_credentials(checked=False)
     if entries.pop(_url(base_url), None) is None:
         return False
-    _write_private(credentials_path(), entries)
+    write_private_json(credentials_path(), entries)
     return True
 
 
@@ -131,11 +132,11 @@ def _read_credentials(checked: bool) -> dict:
         if checked and mode & 0o077:
             raise EndpointError(f"{path}: readable by other users (mode {stat.S_IMODE(mode):04o}); "
                                 f"run chmod 600 {path}")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as error:
-        raise EndpointError(f"{path}: cannot read credentials: {error.__class__.__name__}") from None
+    except OSError as error:  # the problem quotes no file content, so no key leaks
+        raise EndpointError(f"{path}: cannot read credentials: {why_unreadable(error)}") from None
     except json.JSONDecodeError as error:  # the message quotes no file content, so no key leaks
         raise EndpointError(f"{path}: not valid JSON (line {error.lineno}); fix or delete it") from None
     if not isinstance(data, dict):
@@ -152,7 +153,7 @@ def load_recent_endpoints() -> list[dict]:
     """The last used endpoint settings (`public_params()` dicts), newest first; [] when unreadable."""
     path = recent_endpoints_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as error:
@@ -167,7 +168,7 @@ def remember_endpoint(settings: RunSettings) -> None:
     identity = (params["base_url"], params["model"], params["name"])
     older = [entry for entry in load_recent_endpoints()
              if (entry.get("base_url"), entry.get("model"), entry.get("name")) != identity]
-    _write_private(recent_endpoints_path(), [params, *older][:RECENT_LIMIT])
+    write_private_json(recent_endpoints_path(), [params, *older][:RECENT_LIMIT])
 
 
 # -- the token-limit field each endpoint and model accepts ----------------------------------------
@@ -195,7 +196,7 @@ def remember_token_limit_field(base_url: str, model: str, field: str) -> None:
     entry = data.get(_url(base_url))
     data[_url(base_url)] = {**(entry if isinstance(entry, dict) else {}), model: field}
     try:
-        _write_private(path, data)
+        write_private_json(path, data)
     except OSError as error:  # a convenience: the run goes on and asks again next time
         log.warning("%s: cannot remember the token limit field (%s)", path, error)
 
@@ -204,7 +205,7 @@ def _token_limit_fields(warn: bool) -> dict:
     """The remembered fields file as a dict: empty when it is missing or unreadable (said once, when `warn`)."""
     path = token_limit_fields_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as error:
@@ -212,25 +213,6 @@ def _token_limit_fields(warn: bool) -> dict:
             log.warning("%s: ignoring the remembered token limit fields (%s)", path, error)
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _write_private(path: Path, data) -> None:
-    """Write JSON atomically, readable by the owner only."""
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
-        os.chmod(path.parent, 0o700)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o600)  # in case an old temporary file existed with other bits
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _url(base_url: str) -> str:

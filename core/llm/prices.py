@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from core.errors import UsageError
+from core.safe_files import MAX_CONFIG_BYTES, parse_json, read_text, why_unreadable
 
 FIELDS = ("input_per_mtok", "output_per_mtok")
 BATCH_DISCOUNT = 0.5
@@ -36,9 +37,10 @@ class PriceTable:
     def load(cls, path: str | Path) -> PriceTable:
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(f"{path}: cannot read price table: {error}") from None
+            text = read_text(path, MAX_CONFIG_BYTES)
+        except OSError as error:
+            raise UsageError(f"{path}: cannot read price table: {why_unreadable(error)}") from None
+        data: object
         if path.suffix.lower() == ".toml":
             try:
                 data = tomllib.loads(text)
@@ -46,7 +48,7 @@ class PriceTable:
                 raise UsageError(f"{path}: not valid TOML ({error})") from None
         else:
             try:
-                data = json.loads(text)
+                data = parse_json(text)
             except json.JSONDecodeError as error:
                 raise UsageError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
         if not isinstance(data, dict):

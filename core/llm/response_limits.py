@@ -5,13 +5,17 @@ The HTTP client's own timeout is per read, so a server that keeps sending (an en
 endless SSE chunks, a slow trickle) would otherwise be read for ever into memory. `bounded_http_client`
 is the client the openai library is given: it asks for uncompressed answers (a compressed body
 could expand far past the cap) and wraps every response body in a stream that counts bytes and
-watches the clock, raising `ResponseLimitExceeded` as soon as either bound is passed.
+watches the clock, raising `ResponseLimitExceeded` as soon as either bound is passed. It also tells
+`secrets` (`core.llm.redaction`) the credential headers each request carries, so what comes back can be
+redacted of them.
 """
 from __future__ import annotations
 
 import time
 
 import openai
+
+from core.llm.redaction import Secrets
 
 try:  # openai 3 is built on httpx2, earlier releases on httpx
     import httpx2 as httpx
@@ -30,12 +34,15 @@ class ResponseLimitExceeded(Exception):
         self.kind, self.message = kind, message
 
 
-def bounded_http_client(timeout_s: float, cap_bytes: int = RESPONSE_BYTES_CAP) -> httpx.AsyncClient:
+def bounded_http_client(timeout_s: float, cap_bytes: int = RESPONSE_BYTES_CAP,
+                        secrets: Secrets | None = None) -> httpx.AsyncClient:
     """The openai library's default async client, with every response bounded to `cap_bytes` and to
-    `timeout_s` from the moment its request was sent."""
+    `timeout_s` from the moment its request was sent; each request's credential headers go to `secrets`."""
 
     async def stamp(request) -> None:
         request.extensions[_STARTED] = time.monotonic()
+        if secrets is not None:
+            secrets.note_headers(request.headers)
 
     async def bound(response) -> None:
         encoding = response.headers.get("content-encoding", "identity").strip().lower()

@@ -45,6 +45,7 @@ def cache_answer_counts(ws: Workspace, model: str, predictions: Sequence[Predict
     truths = truths if truths is not None else NormalisedTruths(ws, modes)
     languages = {p.key: p.language for p in predictions}
     normalised = truths(list(languages), languages)
-    counts = {p.key: count_edges(normalised.get(p.key, frozenset()), normalise_edges(p.graph.edges, p.language, modes))
+    counts = {p.key: count_edges(normalised.get(p.key, frozenset()),  # edge_ends: no edge tuples are kept on the graph
+                                 normalise_edges(zip(*p.graph.edge_ends()), p.language, modes))
               for p in predictions}
     ws.store_counts(model, scoring_key(modes), counts)

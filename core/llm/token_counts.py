@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.errors import UsageError
 from core.llm.prompts import CHARS_PER_TOKEN, approximate_tokens
-from core.safe_files import why_unreadable
+from core.safe_files import MiB, read_bytes, why_unreadable
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def tokenizer_counter(path: Path) -> TokenCounter:
         raise UsageError("--tokenizer needs the tokenizers library: pip install 'traceeval-studio[finetune]'") \
             from None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path, MAX_TOKENIZER_BYTES).decode("utf-8")
     except OSError as error:
         raise UsageError(f"{path}: cannot read the tokenizer: {why_unreadable(error)}") from None
     except UnicodeDecodeError:
@@ -61,6 +61,7 @@ def tokenizer_counter(path: Path) -> TokenCounter:
 # The files tiktoken downloads at first use, by encoding; it keeps them in its cache folder under the sha1 of the URL.
 TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 TIKTOKEN_ENCODINGS = ("o200k_base", "cl100k_base", "p50k_base", "r50k_base")
+MAX_TOKENIZER_BYTES = 256 * MiB  # a tokenizer.json: the largest vocabularies are tens of MB
 
 
 def tiktoken_cache_dir() -> Path | None:

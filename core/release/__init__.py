@@ -1,2 +1,3 @@
 """The user's own TraceEval release: finding its checkout and wording (`checkout`), unpacking its archive,
-and the paper parity check that runs its scripts (`parity`, `parity_driver`)."""
+the releases the user confirmed (`confirmed`), and the paper parity check (`parity`; its scripts run in the
+tracer sandbox: `tracers.release_sandbox`)."""

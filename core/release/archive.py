@@ -7,11 +7,13 @@ holding `scripts/run_llm.py` and `data/`) or its `data/` folder becomes `TraceEv
 it came from (`release.json`, which `core.release.checkout` reads to find the release's wording). Any other
 folder is returned as it is.
 
-The archive is hostile until proven otherwise: every member is checked before anything is
-written (no absolute path, no `..`, no link, device or FIFO, no encrypted or repeated member, the
-declared total within the disk's free space) and each is read back no further than its declared
-size, its CRC checked; any fault stops the extraction and leaves nothing behind. The extraction
-goes to a temporary folder renamed into place when complete, so an interrupted one is redone.
+The archive is hostile until proven otherwise: it is opened within `RELEASE_ARCHIVE`'s bounds
+(`core.safe_archives`: at most 200,000 members, none past 64 MiB or 100 times its compressed size, all of
+them within 100 times the archive's size), and every member is checked before anything is written (no
+absolute path, no `..`, no link, device or FIFO, no encrypted or repeated member, the declared total
+within the disk's free space); each is decompressed no further than its declared size, its CRC checked;
+any fault stops the extraction and leaves nothing behind. The extraction goes to a temporary folder
+renamed into place when complete, so an interrupted one is redone.
 """
 from __future__ import annotations
 
@@ -23,19 +25,21 @@ import shutil
 import stat
 import tempfile
 import zipfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from core.errors import ReleaseError
-from core.safe_files import MAX_SPLIT_BYTES, read_bytes, why_unreadable
+from core.safe_archives import ArchiveBounds, BoundedZip
+from core.safe_files import MAX_GROUND_TRUTH_BYTES, MAX_SPLIT_BYTES, RefusedFile, read_bytes, why_unreadable
 from core.user_folders import cache_dir
 
 ARCHIVE = "traceeval.zip"
 CHECKOUT_NOTE = "release.json"  # {"checkout": path, "archive": path}
 DONE = ".complete"
-MAX_MEMBERS = 1_000_000
-CHUNK = 1 << 20
+GiB = 1024 ** 3
+# the corpus: 10,583 programs of a few files each; a member past what the dataset readers read is of no use
+RELEASE_ARCHIVE = ArchiveBounds(file_bytes=16 * GiB, members=200_000, member_bytes=MAX_GROUND_TRUTH_BYTES,
+                                total_bytes=64 * GiB)
 
 Progress = Callable[[int, int, str], None]
 logger = logging.getLogger(__name__)
@@ -89,8 +93,8 @@ def extract_corpus(archive: Path, checkout: Path, progress: Progress | None = No
         except OSError:  # another process finished first: use its copy
             if not (target / DONE).is_file():
                 raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as error:
-        raise ReleaseError(f"{archive}: not a readable zip archive ({error})") from None
+    except RefusedFile as error:
+        raise ReleaseError(f"{archive}: {error}") from None
     except OSError as error:
         raise ReleaseError(f"{archive}: cannot extract into {target.parent}: {error.strerror or error}") from None
     finally:
@@ -118,7 +122,7 @@ def _copy_split_files(splits: Path, into: Path) -> None:
 
 def _extract(archive: Path, into: Path, progress: Progress | None) -> Path:
     """Extract the checked members into `into`; the folder holding `benchmark/` (the corpus root)."""
-    with zipfile.ZipFile(archive) as zipped:
+    with BoundedZip(archive, RELEASE_ARCHIVE) as zipped:
         members = _checked_members(zipped, archive)
         total = sum(member.file_size for member in members)
         into.mkdir(parents=True)
@@ -132,8 +136,8 @@ def _extract(archive: Path, into: Path, progress: Progress | None) -> Path:
                 destination.mkdir(parents=True, exist_ok=True)
             else:
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                with zipped.open(member) as source, open(destination, "xb") as out:
-                    while chunk := source.read(CHUNK):  # zipfile stops at the declared size and checks the CRC
+                with open(destination, "xb") as out:
+                    for chunk in zipped.chunks(member):  # never past the declared size, the CRC checked
                         out.write(chunk)
                 done += member.file_size
             if progress is not None and (number % 500 == 0 or number == len(members)):
@@ -144,24 +148,21 @@ def _extract(archive: Path, into: Path, progress: Progress | None) -> Path:
     raise ReleaseError(f"{archive}: no benchmark/ folder in the archive")
 
 
-def _checked_members(zipped: zipfile.ZipFile, archive: Path) -> list[zipfile.ZipInfo]:
-    members = zipped.infolist()
-    if len(members) > MAX_MEMBERS:
-        raise ReleaseError(f"{archive}: {len(members):,} members, more than a corpus has ({MAX_MEMBERS:,})")
+def _checked_members(zipped: BoundedZip, archive: Path) -> list[zipfile.ZipInfo]:
     seen: set[str] = set()
-    for member in members:
+    for member in zipped.members:
         name = member.filename
         parts = PurePosixPath(name).parts
         problem = ""
         if name.startswith(("/", "\\")) or "\\" in name or (parts and ":" in parts[0]) or ".." in parts or not parts:
-            problem = "a path outside the folder it is extracted into"
-        elif member.flag_bits & 0x1:
-            problem = "encrypted"
+            problem = f"member {name!r} is a path outside the folder it is extracted into"
         elif stat.S_IFMT(member.external_attr >> 16) not in (0, stat.S_IFREG, stat.S_IFDIR):
-            problem = "a link or special file"
+            problem = f"member {name!r} is a link or special file"
         elif name.rstrip("/") in seen:
-            problem = "in the archive twice"
+            problem = f"member {name!r} is in the archive twice"
+        else:
+            problem = zipped.problem(member)  # encrypted, its size or ratio, an unknown compression
         if problem:
-            raise ReleaseError(f"{archive}: member {name!r} is {problem}; nothing extracted")
+            raise ReleaseError(f"{archive}: {problem}; nothing extracted")
         seen.add(name.rstrip("/"))
-    return members
+    return zipped.members

@@ -2,7 +2,7 @@
 
 The release (the authors' repository, Apache-2.0) is never copied into this project. Its prompt
 templates are the authors' sentences, read at run time from the user's checkout; its scripts are
-run only by `traceeval parity`, in a subprocess. A checkout looks like
+run only by `traceeval parity`, in the tracer sandbox (`core.release.parity`). A checkout looks like
 
     TraceEva/scripts/run_llm.py (+ compute_metrics.py, normalize_edges.py)
     TraceEva/data/benchmark/<language>/<id>/     or data/traceeval.zip, which extracts to it
@@ -11,7 +11,10 @@ run only by `traceeval parity`, in a subprocess. A checkout looks like
 Where it is found, first hit wins: the path given (`--release DIR`, the window's field), the
 `TRACEEVAL_RELEASE` variable, then next to the dataset (the dataset `TraceEva/data` has its
 release in `TraceEva`; a corpus extracted from the release's archive remembers its checkout).
-A path may name the checkout, its `scripts/` folder or `run_llm.py` itself.
+A path may name the checkout, its `scripts/` folder or `run_llm.py` itself. A release the user named (the
+first two) is theirs; one found next to the dataset is used only once the user confirmed it
+(`usable_release`, remembered by its scripts' sha256 in `core.release.confirmed`), so a downloaded dataset
+cannot bring its own prompt wording or parity scripts unasked.
 
 `run_llm.py` is parsed with `ast`, never imported or executed here: the five template constants
 are taken as the literal strings they are, and the file's sha256 goes with every prompt made
@@ -23,32 +26,79 @@ import ast
 import hashlib
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import ReleaseError
+from core.errors import ReleaseError, UnconfirmedRelease
 from core.languages import languages
 from core.llm.prompt_wording import RELEASE, STUDIO_WORDING, SYSTEM_FIELDS, USER_FIELDS, PromptWording, checked_fields
 from core.release.archive import CHECKOUT_NOTE, is_extracted_corpus
+from core.release.confirmed import ScriptsDigest, is_confirmed, remember, scripts_digest
 from core.safe_files import MAX_NOTE_BYTES, MAX_SCRIPT_BYTES, read_bytes, why_unreadable
 
 RELEASE_ENV = "TRACEEVAL_RELEASE"
 SCRIPT = "run_llm.py"
 
 
-def find_release_script(given: str | Path | None = None, dataset_root: Path | None = None) -> Path | None:
-    """The release's `run_llm.py`, or None when there is no release to use (then the studio wording is)."""
+@dataclass(frozen=True)
+class ReleaseLocation:
+    script: Path  # the release's run_llm.py
+    found: bool  # found next to the dataset rather than named by the user: used only once confirmed
+
+    @property
+    def scripts(self) -> Path:
+        """The folder of the release's scripts: what parity runs and what a confirmation covers."""
+        return self.script.parent
+
+
+@dataclass(frozen=True)
+class Release:
+    """A release a command may use: named by the user, or found and confirmed."""
+
+    script: Path
+    digest: ScriptsDigest
+
+
+# Asked when a found release is not confirmed yet: True when the user confirms it now.
+Confirm = Callable[[ReleaseLocation, ScriptsDigest], bool]
+
+
+def locate_release(given: str | Path | None = None, dataset_root: Path | None = None) -> ReleaseLocation | None:
+    """Where the release is (see the module's docstring), or None when there is none (then the studio wording is
+    used); ReleaseError when a path given names no release."""
     if given:
-        return _script_at(Path(given).expanduser(), f"{given}")
+        return ReleaseLocation(_script_at(Path(given).expanduser(), f"{given}"), found=False)
     if os.environ.get(RELEASE_ENV):
-        return _script_at(Path(os.environ[RELEASE_ENV]).expanduser(), f"{os.environ[RELEASE_ENV]} "
-                                                                        f"(from ${RELEASE_ENV})")
+        return ReleaseLocation(_script_at(Path(os.environ[RELEASE_ENV]).expanduser(),
+                                          f"{os.environ[RELEASE_ENV]} (from ${RELEASE_ENV})"), found=False)
     if dataset_root is not None:
         for folder in (dataset_root, dataset_root.parent, extracted_from(dataset_root)):
             if folder is not None:
                 script = folder / "scripts" / SCRIPT
                 if script.is_file():
-                    return script.resolve()
+                    return ReleaseLocation(script.resolve(), found=True)
     return None
+
+
+def usable_release(given: str | Path | None = None, dataset_root: Path | None = None,
+                   confirm: Confirm | None = None) -> Release | None:
+    """The release to use, or None when there is none. A found release not confirmed before is offered to
+    `confirm` and remembered when confirmed; when there is no one to ask, or they decline, UnconfirmedRelease says
+    how to confirm it. (A release the user names is theirs: the front end remembers it, `remember`, when they do.)"""
+    location = locate_release(given, dataset_root)
+    if location is None:
+        return None
+    digest = scripts_digest(location.scripts)
+    if location.found and not is_confirmed(digest):
+        if not (confirm and confirm(location, digest)):
+            checkout = release_checkout(location.script)
+            raise UnconfirmedRelease(f"{checkout}: a TraceEval release found next to the dataset, not confirmed "
+                                     f"(scripts sha256 {digest.sha256[:16]}): its wording and scripts are not used "
+                                     f"until you confirm it: give --release {checkout}, or answer yes when asked on "
+                                     "a terminal or in the window", str(checkout), digest.sha256)
+        remember(digest)
+    return Release(location.script, digest)
 
 
 def release_checkout(script: Path) -> Path:
@@ -57,9 +107,10 @@ def release_checkout(script: Path) -> Path:
 
 
 def prompt_wording(given: str | Path | None = None, dataset_root: Path | None = None) -> PromptWording:
-    """The release's wording when a release is found (see the module's docstring), else the studio's."""
-    script = find_release_script(given, dataset_root)
-    return STUDIO_WORDING if script is None else read_release_wording(script)
+    """The usable release's wording (see `usable_release`: a found one must be confirmed before), else the
+    studio's; UnconfirmedRelease when a found one is not."""
+    release = usable_release(given, dataset_root)
+    return STUDIO_WORDING if release is None else read_release_wording(release.script)
 
 
 def read_release_wording(script: Path) -> PromptWording:

@@ -1,27 +1,25 @@
 """`traceeval parity`: this tool's table, prompts and answer readings against the user's TraceEval release.
 
-The release's own functions run in a subprocess (`core/release/parity_driver.py`, with the user's Python
-and the release's `scripts/` first on its path; never in this process) on:
-- the paper table: the workspace's predictions for the selection, written in the released format to a
-  temporary folder beside copies of the programs' `callgraph.json`, scored per (model, language) by
-  `compute_metrics.score_one` with all of `normalize_edges.ALL_MODES`, then compared cell by cell
-  (programs, TP, FP, FN, P, R, F1 and the Average) with this tool's table under the paper's rules;
-- prompts: a seeded sample of programs per language, `run_llm.build_prompt` against this tool's
-  prompt in the release's wording, byte for byte;
-- answers: the sampled programs' raw answers, `run_llm.parse_llm_response` against this tool's
-  paper parser.
-Every difference is named; the report agrees only when there is none.
+The release's own functions run in the tracer sandbox, never in this process: a `ReleaseRunner` (the CLI and the
+window hand over `tracers.release_sandbox.run_release`) runs `tracers/release_runtime/parity_driver.py` with a
+copy of the release's `scripts/` first on its path, on a job written here into a folder the runner shows it
+read-only:
+- the paper table: the workspace's predictions for the selection, written in the released format beside copies of
+  the programs' `callgraph.json`, scored per (model, language) by `compute_metrics.score_one` with all of
+  `normalize_edges.ALL_MODES`, then compared cell by cell (programs, TP, FP, FN, P, R, F1 and the Average) with
+  this tool's table under the paper's rules;
+- prompts: a seeded sample of programs per language (their dataset folders shown read-only),
+  `run_llm.build_prompt` against this tool's prompt in the release's wording, byte for byte;
+- answers: the sampled programs' raw answers, `run_llm.parse_llm_response` against this tool's paper parser.
+What comes back is hostile input: read with bounds, its shape checked, each result matched to the item kept
+here. Every difference is named; the report agrees only when there is none.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,19 +29,42 @@ from core.errors import ReleaseError
 from core.languages import registry
 from core.llm.prompts import build_prompt
 from core.payloads import json_document
-from core.release.checkout import read_release_wording, release_checkout
+from core.release.checkout import Release, read_release_wording, release_checkout
+from core.safe_files import MAX_GROUND_TRUTH_BYTES, inside, is_call_mapping, parse_json, read_bytes, why_unreadable
 from core.scoring.answers import answer_mapping
 from core.scoring.metrics import Counts, micro_scores
 from core.scoring.normalise import MODES
 from core.scoring.rules import PAPER
 from core.scoring.scores import ScoreTable, Selection, score_table
-from core.user_python import NoPython, chosen_python
 
-DRIVER = Path(__file__).with_name("parity_driver.py")
+JOB_FILE = "job.json"
 QUANTITIES = ("programs", "tp", "fp", "fn", "precision", "recall", "f1")
+COUNTS = ("programs", "tp", "fp", "fn")
 AVERAGE = "average"
 TIMEOUT_S = 1800.0
+SHOWN_CHARS = 300  # of any text the release returned that a report line quotes
 Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """What a `ReleaseRunner` runs: the release's functions on the job that `write_job(folder)` writes into a fresh
+    folder (`JOB_FILE` and its files; it returns the dataset folders to show read-only too)."""
+
+    release: Release
+    python: str | None  # the interpreter asked for; None: the one traced programs run with
+    write_job: Callable[[Path], list[Path]]
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class DriverOutput:
+    document: str  # what the driver wrote: its JSON report
+    sandbox: str  # what isolated the run, in words
+    notes: tuple[str, ...] = ()  # what the copy of the release's scripts left out, one line each
+
+
+ReleaseRunner = Callable[[DriverRun], DriverOutput]
 
 
 @dataclass(frozen=True)
@@ -73,7 +94,7 @@ class ItemCheck:
 @dataclass
 class ParityReport:
     release: str  # the release's run_llm.py
-    sha256: str
+    sha256: str  # of run_llm.py (the prompts' wording tag)
     python: str
     python_version: str
     selection: Selection
@@ -81,6 +102,8 @@ class ParityReport:
     prompts: list[ItemCheck] = field(default_factory=list)
     answers: list[ItemCheck] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    scripts_sha256: str = ""  # of the scripts folder that ran (`core.release.confirmed`)
+    sandbox: str = ""  # what isolated the release's run
 
     @property
     def differences(self) -> int:
@@ -98,41 +121,35 @@ class ParityReport:
         return self.differences == 0
 
 
-def parity_python(given: str | None = None) -> str:
-    """The interpreter that runs the release (`core.user_python`: the one given, `$TRACEEVAL_PYTHON`, this one,
-    or in the packaged app `python3` from PATH)."""
-    try:
-        return chosen_python(given)
-    except NoPython as problem:
-        raise ReleaseError(f"no Python to run the release with: {problem} (give --python)") from None
-
-
-def check_parity(ws: Workspace, script: Path, selection: Selection, models: Sequence[str] | None = None,
+def check_parity(ws: Workspace, release: Release, selection: Selection, models: Sequence[str] | None = None,
                  prompts_per_language: int = 5, python: str | None = None, seed: int = 0,
-                 timeout_s: float = TIMEOUT_S, progress: Progress | None = None) -> ParityReport:
+                 timeout_s: float = TIMEOUT_S, progress: Progress | None = None, *,
+                 runner: ReleaseRunner) -> ParityReport:
     """Compare (see the module's docstring); raises ReleaseError when the release cannot be run at all."""
     report_progress = progress or (lambda done, total, message: None)
-    wording = read_release_wording(script)
+    wording = read_release_wording(release.script)
     report_progress(0, 4, "scoring with the paper's rules")
     table = score_table(ws, models, selection, MODES, rules=PAPER)
     rows = selection.rows(ws)
-    sample = _sample(rows, prompts_per_language, seed)
-    with tempfile.TemporaryDirectory(prefix="traceeval-parity-") as work:
-        report_progress(1, 4, "writing the results and ground truth for the release")
-        job = _write_job(ws, Path(work), script, table, rows, sample)
-        report_progress(2, 4, f"running the release's functions with {parity_python(python)}")
-        done = _run_driver(Path(work) / "job.json", parity_python(python), timeout_s)
+    job = _Job(ws, table, rows, _sample(rows, prompts_per_language, seed))
+    report_progress(1, 4, "running the release's functions in the sandbox")
+    output = runner(DriverRun(release, python, job.write, timeout_s))
+    done = job.results(output.document)
     report_progress(3, 4, "comparing")
-    report = ParityReport(str(script), wording.sha256, done["python"], done["python_version"], selection)
+    report = ParityReport(str(release.script), wording.sha256, _shown_text(done["python"]),
+                          _shown_text(done["python_version"]), selection, scripts_sha256=release.digest.sha256,
+                          sandbox=output.sandbox)
+    report.notes += [f"the release's scripts folder: {note}" for note in output.notes]
     if done["python_version"].split(".")[:2] != [str(part) for part in sys.version_info[:2]]:
-        report.notes.append(f"the release ran on Python {done['python_version']} and this tool on "
+        report.notes.append(f"the release ran on Python {report.python_version} and this tool on "
                             f"{sys.version.split()[0]}: Python's standard-library names (the stdlib mode) come "
                             "from the running interpreter in both, and can differ between versions")
     if sorted(done["modes"]) != sorted(MODES):
-        report.notes.append(f"the release's normalize_edges.ALL_MODES is {done['modes']}, not {list(MODES)}")
-    report.cells = _compare_table(table, done["scores"], job["files"])
-    report.prompts = [_compare_prompt(ws, item, wording) for item in done["prompts"]]
-    report.answers = [_compare_answer(ws, item) for item in done["answers"]]
+        report.notes.append(f"the release's normalize_edges.ALL_MODES is {_shown_text(repr(done['modes']))}, not "
+                            f"{list(MODES)}")
+    report.cells = _compare_table(table, dict(zip(job.scores, done["scores"])))
+    report.prompts = [_compare_prompt(ws, key, item, wording) for key, item in zip(job.prompts, done["prompts"])]
+    report.answers = [_compare_answer(ws, asked, item) for asked, item in zip(job.answers, done["answers"])]
     report_progress(4, 4, "done")
     return report
 
@@ -146,68 +163,85 @@ def _sample(rows, per_language: int, seed: int) -> list:
     return chosen
 
 
-def _write_job(ws: Workspace, work: Path, script: Path, table: ScoreTable, rows, sample) -> dict:
-    root = Path(ws.setting("dataset_root") or ".")
-    gt_dir = work / "gt"
-    for row in rows:
-        target = gt_dir / row.language / row.id
-        target.mkdir(parents=True, exist_ok=True)
-        source = root / row.folder / "callgraph.json"
+class _Job:
+    """The release's work: written into the folder the runner gives, its items kept here (in the order of the
+    driver's results) to compare what comes back."""
+
+    def __init__(self, ws: Workspace, table: ScoreTable, rows, sample) -> None:
+        self.ws, self.table, self.rows, self.sample = ws, table, rows, sample
+        self.root = Path(ws.setting("dataset_root") or ".")
+        self.scores: list[tuple[str, str]] = []  # (model, language) of each results file
+        self.prompts = [row.key for row in sample]
+        self.answers: list[dict] = []  # key, model, response
+
+    def write(self, work: Path) -> list[Path]:
+        """Write the job into `work`; returns the sampled programs' dataset folders (the release reads them)."""
+        self.scores, self.answers = [], []
+        gt_dir = work / "gt"
+        for row in self.rows:
+            target = gt_dir / row.language / row.id
+            target.mkdir(parents=True, exist_ok=True)
+            source = self.root / row.folder / "callgraph.json"
+            try:  # a regular file inside its program folder: never a FIFO, a device or a link to elsewhere
+                (target / "callgraph.json").write_bytes(read_bytes(source, MAX_GROUND_TRUTH_BYTES,
+                                                                   root=self.root / row.folder))
+            except OSError as error:
+                raise ReleaseError(f"{source}: cannot copy it for the release to score: {why_unreadable(error)}") \
+                    from None
+        selected = {row.key: row for row in self.rows}
+        scores, answers = [], []
+        for number, table_row in enumerate(self.table.rows):
+            # read once: results and sampled answers (graphs and raw responses: the import's checks are not needed)
+            predictions = self.ws.predictions(table_row.model, list(selected), checked=False)
+            for language in self.table.languages:
+                records = {selected[key].id: {"prediction": p.graph.to_dict(), "raw_response": p.raw_response or ""}
+                           for key, p in predictions.items() if selected[key].language == language}
+                if not records:
+                    continue  # no results file: the release scores the language 0, as its main() does
+                path = work / "results" / f"m{number}_{language}_t0.0_r0.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps({"metadata": {"model": table_row.model, "language": language},
+                                            "results": records}), encoding="utf-8")
+                scores.append({"language": language, "path": str(path)})
+                self.scores.append((table_row.model, language))
+            for row in self.sample:
+                prediction = predictions.get(row.key)
+                if prediction is not None and prediction.raw_response is not None:
+                    answers.append({"dir": str(self.root / row.folder), "response": prediction.raw_response})
+                    self.answers.append({"key": row.key, "model": table_row.model,
+                                         "response": prediction.raw_response})
+        prompts = [{"dir": str(self.root / row.folder), "language": row.language} for row in self.sample]
+        (work / JOB_FILE).write_text(json.dumps({"gt_dir": str(gt_dir), "scores": scores, "prompts": prompts,
+                                                 "answers": answers}), encoding="utf-8")
+        folders = {self.root / row.folder for row in self.sample}
+        return sorted(folder for folder in folders if inside(folder, self.root))
+
+    def results(self, document: str) -> dict:
+        """The driver's report, its shape checked against this job; ReleaseError when it is not the report."""
         try:
-            shutil.copyfile(source, target / "callgraph.json")  # refuses a FIFO rather than blocking on it
-        except OSError as error:
-            raise ReleaseError(f"{source}: cannot copy it for the release to score: {error.strerror or error}") \
-                from None
-    selected = {row.key: row for row in rows}
-    scores, files, answers = [], {}, []
-    for number, table_row in enumerate(table.rows):
-        # read once: results and sampled answers (graphs and raw responses: the import's checks are not needed)
-        predictions = ws.predictions(table_row.model, list(selected), checked=False)
-        for language in table.languages:
-            records = {selected[key].id: {"prediction": p.graph.to_dict(), "raw_response": p.raw_response or ""}
-                       for key, p in predictions.items() if selected[key].language == language}
-            if not records:
-                continue  # no results file: the release scores the language 0, as its main() does
-            path = work / "results" / f"m{number}_{language}_t0.0_r0.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"metadata": {"model": table_row.model, "language": language},
-                                        "results": records}), encoding="utf-8")
-            scores.append({"model": table_row.model, "language": language, "path": str(path)})
-            files[(table_row.model, language)] = path
-        for row in sample:
-            prediction = predictions.get(row.key)
-            if prediction is not None and prediction.raw_response is not None:
-                answers.append({"key": row.key, "model": table_row.model, "dir": str(root / row.folder),
-                                "language": row.language, "response": prediction.raw_response})
-    prompts = [{"key": row.key, "dir": str(root / row.folder), "language": row.language} for row in sample]
-    job = {"scripts": str(script.parent), "gt_dir": str(gt_dir), "scores": scores, "prompts": prompts,
-           "answers": answers}
-    (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
-    return {**job, "files": files}
+            data = parse_json(document)
+        except ValueError as error:
+            raise _not_the_report(f"not JSON ({error})") from None
+        if not isinstance(data, dict) or not all(isinstance(data.get(name), str)
+                                                 for name in ("python", "python_version")):
+            raise _not_the_report("no python and python_version")
+        modes = data.get("modes")
+        if not isinstance(modes, list) or not all(isinstance(mode, str) for mode in modes):
+            raise _not_the_report("modes is not a list of names")
+        for name, asked in (("scores", self.scores), ("prompts", self.prompts), ("answers", self.answers)):
+            items = data.get(name)
+            if not isinstance(items, list) or len(items) != len(asked) or \
+                    not all(isinstance(item, dict) for item in items):
+                raise _not_the_report(f"{name} does not hold one result for each of the {len(asked):,} asked")
+        return data
 
 
-def _run_driver(job: Path, python: str, timeout_s: float) -> dict:
-    env = {name: value for name, value in os.environ.items() if not name.endswith(("_API_KEY", "_TOKEN"))}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave the user's checkout as it was
-    try:
-        done = subprocess.run([python, str(DRIVER), str(job)], cwd=job.parent, env=env, capture_output=True,
-                              text=True, timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired:
-        raise ReleaseError(f"the release's functions did not finish within {timeout_s:g} s") from None
-    except OSError as error:
-        raise ReleaseError(f"{python}: cannot run the release with it: {error.strerror or error}") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise ReleaseError(f"the release's functions could not run with {python}: {last}")
-    try:
-        return json.loads(done.stdout)
-    except ValueError:
-        raise ReleaseError(f"the release's functions printed something that is not the driver's JSON: "
-                           f"{done.stdout[:120]!r}") from None
+def _not_the_report(problem: str) -> ReleaseError:
+    return ReleaseError(f"the release's functions wrote something that is not the driver's report: {problem}")
 
 
-def _compare_table(table: ScoreTable, scores: list[dict], files: dict) -> list[CellCheck]:
-    theirs = {(item["model"], item["language"]): item for item in scores}
+def _compare_table(table: ScoreTable, scores: dict[tuple[str, str], dict]) -> list[CellCheck]:
+    """Our table against the release's result for each (model, language) results file written."""
     cells = []
     for row in table.rows:
         per_language = {}
@@ -216,11 +250,10 @@ def _compare_table(table: ScoreTable, scores: list[dict], files: dict) -> list[C
             ours = {"programs": result.programs, "tp": result.counts.tp, "fp": result.counts.fp,
                     "fn": result.counts.fn, "precision": result.scores.precision, "recall": result.scores.recall,
                     "f1": result.scores.f1}
-            item = theirs.get((row.model, language))
-            if item is None and (row.model, language) not in files:
+            item = scores.get((row.model, language))
+            if item is None:  # no results file: the release scores the language 0, as its main() does
                 item = {"programs": 0, "tp": 0, "fp": 0, "fn": 0, **_zero_scores()}
-            error = (item or {}).get("error", "")
-            given = {} if error or item is None else {q: item[q] for q in QUANTITIES}
+            given, error = _their_cell(item)
             per_language[language] = given
             cells.append(CellCheck(row.model, language, ours, given, () if error else _differs(ours, given), error))
         ours_average = {"precision": row.average.precision, "recall": row.average.recall, "f1": row.average.f1}
@@ -231,6 +264,19 @@ def _compare_table(table: ScoreTable, scores: list[dict], files: dict) -> list[C
             cells.append(CellCheck(row.model, AVERAGE, ours_average, theirs_average,
                                    _differs(ours_average, theirs_average)))
     return cells
+
+
+def _their_cell(item: dict) -> tuple[dict[str, float], str]:
+    """(the release's quantities, "") or ({}, why it gave none)."""
+    if "error" in item:
+        return {}, _first_line(item["error"])
+    given: dict[str, float] = {}
+    for quantity in QUANTITIES:
+        value = item.get(quantity)
+        if not (type(value) is int or (quantity not in COUNTS and type(value) is float)):
+            return {}, "score_one and prf1 returned something other than counts and scores"
+        given[quantity] = value
+    return given, ""
 
 
 def _zero_scores() -> dict[str, float]:
@@ -248,29 +294,38 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _compare_prompt(ws: Workspace, item: dict, wording) -> ItemCheck:
+def _compare_prompt(ws: Workspace, key: str, item: dict, wording) -> ItemCheck:
     if "error" in item:
-        return ItemCheck(item["key"], "", False, f"the release failed: {item['error'].splitlines()[0]}")
+        return ItemCheck(key, "", False, f"the release failed: {_first_line(item['error'])}")
+    theirs = item.get("messages")
+    if not isinstance(theirs, list) or not all(isinstance(m, dict) and isinstance(m.get("content"), str)
+                                               for m in theirs):
+        return ItemCheck(key, "", False, "the release's build_prompt returned something other than messages")
     try:
-        instance = ws.instance(item["key"])
+        instance = ws.instance(key)
         if instance is None:
-            raise ReleaseError(f"no program {item['key']!r} in the workspace")
+            raise ReleaseError(f"no program {key!r} in the workspace")
         ours = build_prompt(instance, wording=wording, rules=PAPER).messages
     except Exception as error:  # noqa: BLE001 (any failure to build is a difference to report)
-        return ItemCheck(item["key"], "", False, f"this tool cannot build it: {error}")
-    return ItemCheck(item["key"], "", ours == item["messages"], _first_difference(ours, item["messages"]))
+        return ItemCheck(key, "", False, f"this tool cannot build it: {error}")
+    return ItemCheck(key, "", ours == theirs, _first_difference(ours, theirs))
 
 
-def _compare_answer(ws: Workspace, item: dict) -> ItemCheck:
+def _compare_answer(ws: Workspace, asked: dict, item: dict) -> ItemCheck:
+    key, model = asked["key"], asked["model"]
     if "error" in item:
-        return ItemCheck(item["key"], item["model"], False, f"the release failed: {item['error'].splitlines()[0]}")
-    ours = answer_mapping(item["response"], ws.ground_truths([item["key"]])[item["key"]].keys)
-    theirs = item["graph"]
+        return ItemCheck(key, model, False, f"the release failed: {_first_line(item['error'])}")
+    theirs = item.get("graph")
+    if not is_call_mapping(theirs):
+        return ItemCheck(key, model, False, "the release's parse_llm_response returned something other than a "
+                                            "{caller: [callees]} mapping")
+    ours = answer_mapping(asked["response"], ws.ground_truths([key])[key].keys)
     if ours == theirs:
-        return ItemCheck(item["key"], item["model"], True)
-    key = next((k for k in list(ours) + list(theirs) if ours.get(k) != theirs.get(k)), "")
-    return ItemCheck(item["key"], item["model"], False,
-                     f"{key}: this tool reads {ours.get(key)!r}, the release {theirs.get(key)!r}")
+        return ItemCheck(key, model, True)
+    differing = next((k for k in list(ours) + list(theirs) if ours.get(k) != theirs.get(k)), "")
+    return ItemCheck(key, model, False, f"{_shown_text(differing)}: this tool reads "
+                                        f"{_shown_text(repr(ours.get(differing)))}, the release "
+                                        f"{_shown_text(repr(theirs.get(differing)))}")
 
 
 def _first_difference(ours: list[dict], theirs: list[dict]) -> str:
@@ -283,13 +338,25 @@ def _first_difference(ours: list[dict], theirs: list[dict]) -> str:
     return "" if len(ours) == len(theirs) else f"{len(ours)} messages here, {len(theirs)} from the release"
 
 
+def _first_line(value: object) -> str:
+    lines = str(value).splitlines()
+    return _shown_text(lines[0] if lines else "failed without a message")
+
+
+def _shown_text(text: str) -> str:
+    """Text from the release as a report line quotes it: at most SHOWN_CHARS, printable in any encoding."""
+    cut = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+    return cut.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 # -- the report in words ------------------------------------------------------------------------------------
 def render_parity(report: ParityReport, fmt: str = "text") -> str:
     if fmt == "json":
         return json_document("parity", parity_to_dict(report))
     split = report.selection.split or "all splits"
     lines = [f"Paper parity against {release_checkout(Path(report.release))} (scripts/run_llm.py sha256 "
-             f"{report.sha256[:12]}), run with {report.python} (Python {report.python_version})",
+             f"{report.sha256[:12]}, scripts sha256 {report.scripts_sha256[:12]}), run with {report.python} "
+             f"(Python {report.python_version}) in the sandbox ({report.sandbox})",
              f"Table ({split}, paper rules, normalisation {', '.join(MODES)}): "
              f"{_agreeing(report.cells)} cells agree"]
     for cell in report.cells:
@@ -316,7 +383,8 @@ def render_parity(report: ParityReport, fmt: str = "text") -> str:
 
 def parity_to_dict(report: ParityReport) -> dict:
     return {
-        "release": report.release, "sha256": report.sha256, "python": report.python,
+        "release": report.release, "sha256": report.sha256, "scripts_sha256": report.scripts_sha256,
+        "sandbox": report.sandbox, "python": report.python,
         "python_version": report.python_version, "split": report.selection.split,
         "languages": list(report.selection.languages), "agrees": report.agrees,
         "differences": report.differences, "notes": report.notes,

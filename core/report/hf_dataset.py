@@ -29,6 +29,7 @@ from core.errors import UsageError
 from core.languages import registry
 from core.report.export_rows import BOOL, COLUMNS, FILES, FLOAT, GRAPH, INT, KINDS, STRING, STRINGS, rows_of
 from core.report.exports import RowFile, batches, parquet_available
+from core.safe_files import MAX_README_BYTES, read_text
 from core.scoring.normalise import MODES
 from core.scoring.rules import DEFAULT_RULES, rules_title
 from core.scoring.scores import Selection
@@ -96,7 +97,7 @@ def _check_target(folder: Path) -> None:
         return
     card = folder / CARD
     try:
-        ours = card.is_file() and MARK in card.read_text(encoding="utf-8", errors="replace")
+        ours = MARK in read_text(card, MAX_README_BYTES, errors="replace")
     except OSError:
         ours = False
     if not ours:

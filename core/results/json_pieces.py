@@ -1,5 +1,6 @@
-"""Read the members of a JSON object from a file a piece at a time, so that reading a results file of any size holds
-one piece of its text and one record, never the whole file (issue #24: memory flat as the dataset grows).
+"""Read the members of a JSON object (or the items of an array) from a file a piece at a time, so that reading a
+results file of any size holds one piece of its text and one record, never the whole file (issue #24: memory flat
+as the dataset grows).
 
 Values are decoded with `json`'s own decoder (`raw_decode`) under `core.safe_files`' bounds: a too long number is a
 `Refused` marker, and a value nested too deep for the decoder is cut out (`cut_deep`) as `parse_json` does, so
@@ -99,6 +100,25 @@ class JsonPieces:
                 return
             if following != ",":
                 raise self.error("expecting ',' or '}'", self.at)
+            self.at += 1
+
+    def items(self) -> Iterator[int]:
+        """The positions (from 0) of the items of the array that starts here; the caller takes each item's value
+        (`value`) before asking for the next."""
+        self.take("[")
+        if self.peek() == "]":
+            self.at += 1
+            return
+        number = 0
+        while True:
+            yield number
+            number += 1
+            following = self.peek()
+            if following == "]":
+                self.at += 1
+                return
+            if following != ",":
+                raise self.error("expecting ',' or ']'", self.at)
             self.at += 1
 
     def next_line(self) -> tuple[int, str] | None:

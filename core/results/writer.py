@@ -11,7 +11,6 @@ and each record keeps its prompt's hash and wording tag, and a reasoning model's
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from core.errors import WorkspaceError
 from core.languages import registry
 from core.llm.prompt_wording import wording_label
 from core.records import Prediction
+from core.results.indented_json import write_indented
 from core.scoring.answers import scored_graph
 from core.scoring.metrics import diff_edges, micro_scores, sum_counts
 from core.scoring.normalise import MODES, normalise_edges
@@ -55,7 +55,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
             prediction, truth = predictions[key], truths[key]
             graph = scored_graph(prediction, truth.keys, rules)
             diff = diff_edges(normalise_edges(truth.edges, language, modes, rules),
-                              normalise_edges(graph.edges, language, modes, rules))
+                              normalise_edges(zip(*graph.edge_ends()), language, modes, rules))
             counts.append(diff.counts)
             scores = micro_scores(diff.counts)
             instance = ws.instance(key)
@@ -68,8 +68,7 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                 "ground_truth": truth.to_dict(),
                 "metrics": {"tp": diff.counts.tp, "fp": diff.counts.fp, "fn": diff.counts.fn,
                             "precision": scores.precision, "recall": scores.recall, "f1": scores.f1},
-                "edge_diff": {"tp": [list(e) for e in diff.tp], "fp": [list(e) for e in diff.fp],
-                              "fn": [list(e) for e in diff.fn]},
+                "edge_diff": {"tp": diff.tp, "fp": diff.fp, "fn": diff.fn},  # pairs, written as JSON lists
                 "input": {"files": len(instance.files), "parse_problems": list(prediction.parse_problems)},
                 **_reasoning(prediction),
             }
@@ -85,8 +84,9 @@ def write_released_results(ws: Workspace, model: str, out_dir: Path, modes: Iter
                 "prompt_wording": _wordings(predictions[key].prompt_wording for key in keys),
                 **(metadata or {})}
         path = out_dir / f"{model_slug(base)}_{language}_t{temperature}_r{run_id}.json"
-        path.write_text(json.dumps({"metadata": meta, "results": results}, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        with path.open("w", encoding="utf-8") as stream:  # as json.dumps(indent=2) writes it, a piece at a time
+            write_indented({"metadata": meta, "results": results}, stream)
+            stream.write("\n")
         written.append(path)
     return written
 

@@ -31,6 +31,7 @@ STUDIO_NO_CALLS = frozenset({"", "none", "n/a", "na", "no calls", "no function c
 REPLACEMENT_CHARACTER = "\ufffd"  # what stands for text that was not valid Unicode (a lone surrogate)
 _PAPER_LINE = re.compile(r"(\d+)\.\s*(.*)")  # matched at the start of the stripped line
 _STUDIO_LINE = re.compile(r"^\s*(\d+)\s*\.(.*)$")
+_PROSE = re.compile(r"[^(\s]*\s")  # white space before the first "(": a callee that reads as prose
 
 
 @dataclass(frozen=True)
@@ -329,7 +330,8 @@ def _answer_problems(number: int, answer: str, callees: list[str], rules: str) -
 
 
 def _looks_like_prose(callee: str) -> bool:
-    return any(char.isspace() for char in callee.split("(", 1)[0])
+    """Whether the name has white space before its argument list (`\\s` is `str.isspace`'s white space)."""
+    return _PROSE.match(callee) is not None
 
 
 def _no_question(number: int, questions: int) -> str:

@@ -19,7 +19,7 @@ MODES = ("init", "nested_class", "stdlib")
 _ALL_MODES = frozenset(MODES)
 _CHOICES = "init, nested_class, stdlib, all or none"
 
-_NORMALISERS = {PAPER: normalise_paper.normalise, STUDIO: normalise_studio.normalise}
+_RULES = {PAPER: normalise_paper.rule, STUDIO: normalise_studio.rule}  # (language, modes) -> one name's rule
 
 
 def parse_modes(text: str) -> frozenset[str]:
@@ -63,11 +63,10 @@ class _Cache(dict):
 
     def __init__(self, language: str, modes: frozenset[str], rules: str) -> None:
         super().__init__()
-        self.language, self.modes = language, modes
-        self.normalise = _NORMALISERS[base_rules(rules)]
+        self.normalise = _RULES[base_rules(rules)](language, modes)
 
     def __missing__(self, name: str) -> str | None:
-        value = self[name] = self.normalise(name, self.language, self.modes)
+        value = self[name] = self.normalise(name)
         return value
 
 

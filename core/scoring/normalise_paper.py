@@ -34,10 +34,15 @@ _JAVA_HEAD_END = re.compile(r"[:(]")
 
 
 def normalise(name: str, language: str, modes: frozenset[str]) -> str | None:
-    """The name to score with, or None when the `stdlib` mode drops it (the language's
+    """The name to score with, or None when the `stdlib` mode drops it."""
+    return rule(language, modes)(name)
+
+
+def rule(language: str, modes: frozenset[str]) -> Callable[[str], str | None]:
+    """`normalise` for one language and mode set, its rule looked up once (the language's
     `Language.paper_normalisation`: `python`, `javascript` or `java` below)."""
-    rule: Callable[[str, frozenset[str]], str | None] = get(language).part("paper_normalisation")
-    return rule(name, modes)
+    one: Callable[[str, frozenset[str]], str | None] = get(language).part("paper_normalisation")
+    return lambda name: one(name, modes)
 
 
 def python(name: str, modes: frozenset[str]) -> str | None:
@@ -137,7 +142,7 @@ def _java_dropped(name: str) -> bool:
     if not name:
         return False
     previous, cleaned = None, name
-    while previous != cleaned:  # innermost <...> groups first, until none is left
+    while previous != cleaned and "<" in cleaned:  # innermost <...> groups first, until none is left
         previous, cleaned = cleaned, _JAVA_GENERICS.sub("", cleaned)
     head = _JAVA_HEAD_END.split(cleaned, maxsplit=1)[0].rstrip(".").strip()
     if not head:

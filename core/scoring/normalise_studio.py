@@ -53,10 +53,15 @@ _JS_CALLABLE = data.JS_GLOBAL_FUNCTIONS | {g for g in data.JS_GLOBALS if g[:1].i
 
 
 def normalise(name: str, language: str, modes: frozenset[str]) -> str | None:
-    """The name to score with, or None when it is dropped (the language's `Language.studio_normalisation`:
-    `python`, `javascript` or `java` below, each giving "" for a dropped name)."""
-    rule: Callable[[str, frozenset[str]], str] = get(language).part("studio_normalisation")
-    return rule(name.strip(), modes) or None
+    """The name to score with, or None when it is dropped."""
+    return rule(language, modes)(name)
+
+
+def rule(language: str, modes: frozenset[str]) -> Callable[[str], str | None]:
+    """`normalise` for one language and mode set, its rule looked up once (the language's
+    `Language.studio_normalisation`: `python`, `javascript` or `java` below, each giving "" for a dropped name)."""
+    one: Callable[[str, frozenset[str]], str] = get(language).part("studio_normalisation")
+    return lambda name: one(name.strip(), modes) or None
 
 
 def python(name: str, modes: frozenset[str]) -> str:

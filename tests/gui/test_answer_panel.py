@@ -6,6 +6,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 
 from core.llm.prompts import build_prompt
 from core.records import Prediction
+from core.report.shown_response import SHOWN_CHARS, SHOWN_LINES
 from core.scoring.answers import ANSWER, IGNORED, OUT_OF_RANGE, SUPERSEDED, parse_answer
 from resources import DEMO_DATASET
 from tests.gui.conftest import OPEN_TIMEOUT_MS
@@ -23,15 +24,7 @@ from traceeval_gui.program.answer_panel import (
 from traceeval_gui.program.answer_prompt import NO_HASH, OTHER_PROMPT, SAME_PROMPT
 from traceeval_gui.program.answer_questions import NO_ANSWER_LINE, QUESTION_ROLE
 from traceeval_gui.state.jobs import OpenDatasetJob
-from traceeval_gui.widgets.answer_text import (
-    DIM_TEXT,
-    FOCUS_TINT,
-    SHOWN_CHARS,
-    SHOWN_LINES,
-    WARNING_TINT,
-    line_tooltip,
-    margin_text,
-)
+from traceeval_gui.widgets.answer_text import DIM_TEXT, FOCUS_TINT, WARNING_TINT, line_tooltip, margin_text
 
 CALCPAD = "python/calcpad_0001"
 NO_WEAK_ANSWER = "python/ledgerlite_0002"  # illustrative-weak has no result for it

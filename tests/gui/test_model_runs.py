@@ -160,3 +160,43 @@ def test_a_remembered_key_goes_to_the_private_credentials_file_only(window, stat
     assert "sk-remember-me" in path.read_text()
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert b"sk-remember-me" not in state.opened.workspace_path.read_bytes()
+
+
+def test_the_first_model_of_a_workspace_without_models_is_shown_as_its_answers_arrive(qtbot, state, tmp_path):
+    """A dataset opened with no results at all: its first run (through Model > Run Model…, a person's clicks)
+    becomes model A, and the program selected shows its answer (it once ended in `model_label(None)`)."""
+    import shutil
+
+    from PySide6.QtCore import Qt
+
+    from resources import DEMO_DATASET
+    from tests.gui.conftest import open_window
+    from tests.gui.dialogs import drive_run_model_dialog, replace_text
+
+    dataset = tmp_path / "no-results"
+    for part in ("benchmark", "traceeval_split"):
+        shutil.copytree(DEMO_DATASET / part, dataset / part)
+    window = open_window(qtbot, state, tmp_path / "bare.sqlite", dataset=dataset)
+    try:
+        assert state.models == () and state.model is None
+        keys = [row.key for row in state.opened.rows]
+        state.select_instance(keys[0])
+        answers = {build_prompt(state.workspace.instance(k)).hash: answer_text(state.workspace.instance(k).ground_truth)
+                   for k in keys}
+        reports = []
+        with FakeChatServer(truth_answers(answers)) as server:
+            def steps(dialog):
+                replace_text(qtbot, dialog.url_combo.lineEdit(), server.base_url)
+                replace_text(qtbot, dialog.model_edit, "first-model")
+                dialog.split_combo.setCurrentIndex(dialog.split_combo.findData("all"))
+                qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+
+            outcome = drive_run_model_dialog(qtbot, window, steps)
+            assert "left open" not in outcome, outcome
+            window.model_runs.job.signals.finished.connect(reports.append)
+            qtbot.waitUntil(lambda: bool(reports), timeout=RUN_TIMEOUT_MS)
+        assert state.model == "first-model" and window.model_combo.currentData() == "first-model"
+        qtbot.waitUntil(lambda: "first-model" in window.edge_panel.summary.text(), timeout=OPEN_TIMEOUT_MS)
+        assert "F1 100.0%" in window.edge_panel.summary.text()
+    finally:
+        window.close()

@@ -1,6 +1,8 @@
 """Paper parity in the window, as a person uses it: Model ▸ TraceEval Release… sets the release the prompts take
 their words from (the Answer tab and Run Model follow it), Help ▸ Check Paper Parity runs the release's scripts
-against this tool, and the Metrics tab names a rule set that is not the paper's in its title and table."""
+against this tool in the sandbox (a release found next to the dataset asked about first: tests/security/
+test_found_release_window.py), and the Metrics tab names a rule set that is not the paper's in its title and
+table."""
 import csv
 import html
 import importlib.util
@@ -9,7 +11,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 
 from core.llm.prompts import build_prompt, prompt_hash
 from core.release.checkout import read_release_wording
@@ -43,6 +45,14 @@ def in_modal_dialog(qtbot, work):
 @pytest.fixture
 def release(tmp_path):
     return write_release(tmp_path / "TraceEva")
+
+
+def click_button(qtbot, dialog, text: str) -> str:
+    """Click the button labelled `text` in `dialog`; returns the dialog's text (what it asked)."""
+    button = next(b for b in dialog.findChildren(QPushButton) if b.text().replace("&", "") == text)
+    asked = " ".join(label.text() for label in dialog.findChildren(QLabel))
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    return asked
 
 
 def set_release_in_the_menu(window, qtbot, path) -> dict:
@@ -95,7 +105,9 @@ def test_check_paper_parity_from_the_help_menu(window, state, qtbot, tmp_path):
     with qtbot.waitSignal(state.dataset_opened, timeout=OPEN_TIMEOUT_MS):
         window.open_dataset(checkout, workspace=tmp_path / "release.sqlite")  # the checkout itself
     import_results(state.workspace, [DEMO_DATASET / "results"])
+    seen = in_modal_dialog(qtbot, lambda box: click_button(qtbot, box, "Use This Release"))  # found: asked first
     action.trigger()
+    assert "left open" not in seen
     dialog = window.parity_dialog
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=TIMEOUT_MS)
     assert "Full agreement" in dialog.status.text() and "8 of 8 table cells" in dialog.status.text()

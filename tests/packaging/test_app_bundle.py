@@ -59,12 +59,13 @@ def test_the_command_line_knows_its_version_and_scores_the_demo(built, tmp_path)
 
 
 def test_the_app_checks_paper_parity_with_the_machines_python(built, tmp_path):
-    """The packaged app cannot run the release with its own executable: it runs it with python3 from PATH."""
+    """The packaged app cannot run the release with its own executable: it runs it with python3 from PATH, in the
+    sandbox (its driver is among the app's files)."""
     app, _ = built
     checkout = write_release(tmp_path / "TraceEva", with_data=DEMO_DATASET)
     assert run_user_command(app, "traceeval", "import-results", checkout, DEMO_DATASET / "results",
                             tmp_path=tmp_path).returncode == 0
-    result = run_user_command(app, "traceeval", "parity", checkout, tmp_path=tmp_path)
+    result = run_user_command(app, "traceeval", "parity", checkout, "--release", checkout, tmp_path=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("Result: full agreement") and str(app) not in result.stdout
 

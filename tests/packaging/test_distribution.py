@@ -17,7 +17,7 @@ RESOURCES = ["resources/demo/benchmark/python/calcpad_0001/callgraph.json", "res
              "resources/demo/results/illustrative-weak_java_t0.0_r0.json", "resources/build/harness_prompt.md",
              "resources/icons/traceeval-studio.svg", "resources/icons/hicolor/48x48/apps/traceeval-studio.png",
              "tracers/js_runtime/runtime.js", "tracers/java_agent/traceeval/agent/TraceAgent.java",
-             "tracers/python_runtime/run.py"]
+             "tracers/python_runtime/run.py", "tracers/release_runtime/parity_driver.py"]
 
 
 @pytest.fixture(scope="module")

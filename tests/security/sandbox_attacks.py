@@ -59,13 +59,15 @@ class HostCanary:
         self.text = f"canary-{os.getpid()}-{name}"
 
     def __enter__(self) -> HostCanary:
+        self._made = next((folder for folder in (*reversed(self.folder.parents), self.folder) if not folder.exists()),
+                          self.folder)  # the outermost folder made here: removed with everything in it
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path.write_text(self.text)
         self.path.chmod(0o600)
         return self
 
     def __exit__(self, *exc) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self._made, ignore_errors=True)
 
 
 def processes_running(marker: str) -> bool:

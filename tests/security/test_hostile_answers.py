@@ -102,3 +102,54 @@ def test_an_answer_with_a_million_callees_is_summarised_in_views_and_counted_in_
     picture = json.loads(out)
     assert len(picture["nodes"]) <= SHOWN_EDGE_LIMIT + len(keys) + 1 and len(picture["edges"]) <= SHOWN_EDGE_LIMIT
     assert picture["omitted_edges"] >= 10 ** 6 - SHOWN_EDGE_LIMIT
+
+
+def test_an_answer_nested_100000_deep_fails_its_program_only(demo, tmp_path, capsys):
+    """The endpoint's JSON is parsed within `core.safe_files`' bounds: no RecursionError ends the run."""
+    path, answers, victim, victim_hash, count = demo
+    deep = raw(b"[" * 100_000 + b"]" * 100_000)
+    with FakeChatServer(responder(answers, victim_hash, deep)) as server:
+        _, _, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,
+                        "--split", "all", "--retries", "0", "--no-results-files")
+    assert "Traceback" not in err
+    assert f"m: finished: {count - 1} answered, 1 failed" in err, err
+    assert f"failed: {victim}: the answer is not a chat completion (no choices[0].message)" in err
+
+
+def test_an_endpoint_answer_of_a_million_callees_is_scored_whole_and_stored_and_printed_in_part(demo, tmp_path,
+                                                                                               capsys):
+    """Issue #36 item 8 (the figures: tests/bench/bench_huge_answer.py): `predict` stores the answer with every
+    problem and scores every edge; `diff` and `answer` print a bounded part with a line saying what is left out, and
+    the results file is the release's layout (json.dumps with indent=2), written a piece at a time."""
+    from core.report.overlay import SHOWN_EDGE_LIMIT
+    from core.report.shown_response import SHOWN_PROBLEMS
+
+    path, answers, victim, victim_hash, count = demo
+    with Workspace(path) as ws:
+        keys = ws.instance(victim).ground_truth.keys
+    huge = "1. " + ", ".join(f"main.f {n}" for n in range(10 ** 6)) + "\n" + \
+        "\n".join(f"{n}. none" for n in range(2, len(keys) + 1))  # a million callees, each read as prose
+    with FakeChatServer(responder(answers, victim_hash, ok(huge))) as server:
+        code, _, err = run(capsys, "predict", "--workspace", path, "--model", "m", "--base-url", server.base_url,
+                           "--split", "all", "--out", tmp_path / "results")
+    assert code == 0 and f"m: finished: {count} answered" in err, err
+    with Workspace(path) as ws:
+        prediction = ws.predictions("m", [victim])[victim]
+    assert len(prediction.graph.edges) == 10 ** 6 and prediction.raw_response == huge
+    assert len(prediction.parse_problems) == 10 ** 6  # one per callee read as prose, each stored
+
+    code, out, _ = run(capsys, "diff", victim, "--model", "m", "--workspace", path)
+    assert code == 0 and " FP 1000000 " in out.splitlines()[1]
+    shown = [line for line in out.splitlines() if line.startswith("FP  ")]
+    assert len(shown) == SHOWN_EDGE_LIMIT + 1 and shown[-1].startswith(f"FP  … and {10 ** 6 - SHOWN_EDGE_LIMIT:,} more")
+    problems = [line for line in out.splitlines() if line.startswith("parse problem: ")]
+    assert len(problems) == SHOWN_PROBLEMS + 1
+    assert problems[-1] == f"parse problem: … and {10 ** 6 - SHOWN_PROBLEMS:,} more"
+    code, out, _ = run(capsys, "answer", victim, "--model", "m", "--workspace", path)
+    assert code == 0 and len(out) < 100_000
+    assert out.splitlines()[-1].startswith(f"Showing part of a long response ({len(huge):,} characters)")
+
+    written = (tmp_path / "results" / f"m_{victim.split('/')[0]}_t0.0_r0.json").read_text(encoding="utf-8")
+    record = json.loads(written)["results"][victim.split("/")[1]]
+    assert record["metrics"]["fp"] == 10 ** 6 and len(record["edge_diff"]["fp"]) == 10 ** 6
+    assert written == json.dumps(json.loads(written), indent=2, ensure_ascii=False) + "\n"

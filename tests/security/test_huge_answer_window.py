@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 
 from core.dataset.indexing import open_dataset
 from core.report.overlay import SHOWN_EDGE_LIMIT
+from core.report.shown_response import SHOWN_CHARS, SHOWN_LINE_CHARS
 from resources import DEMO_DATASET
 from tests.cli_run import run
 from tests.llm_server import answer_text
-from traceeval_gui.widgets.answer_text import SHOWN_CHARS, SHOWN_LINE_CHARS
 
 OPEN_TIMEOUT_MS = 120_000
 SCORE_TIMEOUT_MS = 120_000

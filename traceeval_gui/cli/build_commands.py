@@ -10,6 +10,7 @@ from core.errors import UsageError
 from core.instances.records import REJECTION_REASONS
 from core.languages import registry
 from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
+from core.safe_files import MAX_CONFIG_BYTES, MAX_SOURCE_BYTES, read_text, why_unreadable
 from traceeval_gui.cli.common import (
     ProgressLine,
     endpoint_options,
@@ -142,9 +143,9 @@ def _listed_repos(path: str | None) -> list[Path]:
     if not path:
         return []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: cannot read the repository list: {error}") from None
+        lines = read_text(path, MAX_CONFIG_BYTES).splitlines()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read the repository list: {why_unreadable(error)}") from None
     base = Path(path).parent
     entries = [line.split("#", 1)[0].strip() for line in lines]
     return [Path(entry) if Path(entry).is_absolute() else base / entry for entry in entries if entry]
@@ -156,9 +157,9 @@ def _harness_source(args, repos: list[Path]) -> tuple[RunSettings | None, str]:
         if len(repos) != 1 or len(args.target) != 1:
             raise UsageError("--harness needs exactly one REPO_DIR and one --target")
         try:
-            return None, Path(args.harness).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(f"{args.harness}: cannot read the harness: {error}") from None
+            return None, read_text(args.harness, MAX_SOURCE_BYTES)
+        except OSError as error:
+            raise UsageError(f"{args.harness}: cannot read the harness: {why_unreadable(error)}") from None
     if not args.model or not args.base_url:
         raise UsageError("--model and --base-url are needed to ask for harnesses (or give --harness FILE)")
     return run_settings(args), ""

@@ -17,9 +17,17 @@ from core.dataset.workspace import Workspace
 from core.errors import UsageError
 from core.languages import registry
 from core.llm.endpoints import RunSettings
-from core.llm.prompt_wording import PromptWording
+from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.payloads import json_document, json_lines
-from core.release.checkout import RELEASE_ENV, prompt_wording
+from core.release.checkout import (
+    RELEASE_ENV,
+    Release,
+    ReleaseLocation,
+    read_release_wording,
+    release_checkout,
+    usable_release,
+)
+from core.release.confirmed import ScriptsDigest, remember
 from core.report.terminal_text import raw_stream, visible
 from core.scoring.normalise import parse_modes
 from core.scoring.rules import DEFAULT_RULES, RULE_SETS, parse_rules
@@ -53,14 +61,37 @@ def release_option(parser) -> None:
     parser.add_argument("--release", metavar="DIR",
                         help="your checkout of the TraceEval release (or its scripts/ folder or run_llm.py): the "
                              "prompt takes the paper's own wording from it, never running it (default: "
-                             f"${RELEASE_ENV}, else a checkout next to the dataset, else this project's wording, "
-                             "labelled as not the paper's)")
+                             f"${RELEASE_ENV}, else a checkout next to the dataset once you confirm it, else this "
+                             "project's wording, labelled as not the paper's). Naming it confirms it")
 
 
-def wording_from(args, ws: Workspace) -> PromptWording:
-    """The prompt wording for a command: the release given, found or the studio's (see core.release.checkout)."""
-    root = ws.setting("dataset_root")
-    return prompt_wording(getattr(args, "release", None), Path(root) if root else None)
+def release_from(args, ws: Workspace, ask: bool = True) -> Release | None:
+    """The release for a command: the one named (--release, which confirms it for later commands too; or
+    $TRACEEVAL_RELEASE), else one next to the dataset that the user confirmed, now on a terminal (`ask`) or before
+    (see core.release.checkout.usable_release)."""
+    given, root = getattr(args, "release", None), ws.setting("dataset_root")
+    release = usable_release(given, Path(root) if root else None, confirm_on_terminal if ask else None)
+    if release is not None and given:
+        remember(release.digest)
+    return release
+
+
+def wording_from(args, ws: Workspace, ask: bool = True) -> PromptWording:
+    """The prompt wording for a command: the usable release's (`release_from`), else the studio's."""
+    release = release_from(args, ws, ask)
+    return STUDIO_WORDING if release is None else read_release_wording(release.script)
+
+
+def confirm_on_terminal(location: ReleaseLocation, digest: ScriptsDigest) -> bool:
+    """Ask on the terminal whether to use a release found next to the dataset (False off a terminal)."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    print(f"A TraceEval release was found next to the dataset: {visible(str(release_checkout(location.script)))}\n"
+          f"  its scripts: sha256 {digest.sha256} ({digest.files} files)\n"
+          "Prompts would take their words from its run_llm.py, and `traceeval parity` runs its scripts (in the "
+          "sandbox).", file=sys.stderr)
+    print("Use it, and remember it by this sha256? [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def modes_from(args) -> frozenset[str]:

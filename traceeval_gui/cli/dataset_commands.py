@@ -92,8 +92,9 @@ def validate(args) -> int:
 
 
 def _wording(args, ws) -> str:
-    """Which words prompts for this dataset would have (a release that cannot be read is said, not raised)."""
+    """Which words prompts for this dataset would have (a release that cannot be read, or is found and not
+    confirmed, is said, not raised or asked about)."""
     try:
-        return wording_from(args, ws).label
+        return wording_from(args, ws, ask=False).label
     except ReleaseError as error:
         return f"studio wording, not the paper's ({error})"

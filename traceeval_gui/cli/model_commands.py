@@ -12,6 +12,7 @@ from core.llm.endpoints import RunSettings, remember_endpoint, resolve_api_key
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import wording_label
 from core.llm.prompts import approximate_tokens, build_prompt
+from core.report.shown_response import shown_problems, shown_response
 from core.results.writer import write_released_results
 from core.scoring.answers import answer_lines, unanswered_questions
 from core.scoring.normalise import MODES
@@ -310,13 +311,17 @@ def show_answer(args) -> int:
         tokens = f"{prediction.reasoning_tokens:,} tokens" if prediction.reasoning_tokens is not None else \
             "tokens not reported"
         print(f"thinking: {len(prediction.reasoning):,} characters, {tokens} (the text: --format json)")
-    for problem in prediction.parse_problems:
+    for problem in shown_problems(prediction.parse_problems):  # every one: --format json
         print(f"parse problem: {problem}")
     width = len(str(len(lines)))
-    for line in lines:
+    shown = shown_response(prediction.raw_response or "")  # a long answer in part, as the Answer tab shows it
+    for line, text in zip(lines, shown.text.split("\n"), strict=False):
         reading = f"-> {line.key}" if line.kind == "answer" else line.note or line.kind.replace("_", " ")
-        marks = "".join(f" ({problem})" for problem in line.problems)
-        print(f"{line.line:>{width}} | {line.text}" + (f"    [{reading}]{marks}" if line.text.strip() else ""))
+        marks = "".join(f" ({problem})" for problem in shown_problems(line.problems))
+        cut = " …" if len(text) < len(line.text) else ""
+        print(f"{line.line:>{width}} | {text}{cut}" + (f"    [{reading}]{marks}" if line.text.strip() else ""))
+    if shown.summary():
+        print(f"{shown.summary()} (--format json gives the whole answer)")
     for number in missing:
         print(f"no answer line for question {number}: {keys[number - 1]}")
     return 0

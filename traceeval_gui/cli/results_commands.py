@@ -5,6 +5,8 @@ import sys
 from pathlib import Path
 
 from core.errors import UsageError
+from core.report.overlay import SHOWN_EDGE_LIMIT
+from core.report.shown_response import shown_problems
 from core.results.importing import import_results as import_into
 from core.results.writer import write_released_results
 from core.scoring.metrics import INSTANCE_RULE, instance_scores
@@ -109,11 +111,14 @@ def diff(args) -> int:
     print(f"{key}  model {args.model}  {rules_title(rules)}; normalisation: {', '.join(sorted(modes)) or 'off'}")
     print(f"TP {counts.tp}  FP {counts.fp}  FN {counts.fn}   P {scores.precision:.1%}  R {scores.recall:.1%}  "
           f"F1 {scores.f1:.1%}   ({INSTANCE_RULE})")
-    for problem in prediction.parse_problems:
+    for problem in shown_problems(prediction.parse_problems):  # every one: --format json
         print(f"parse problem: {problem}")
     for label, edges in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn)):
-        for caller, callee in edges:
+        for caller, callee in edges[:SHOWN_EDGE_LIMIT]:  # what a person reads; scores count every edge
             print(f"{label}  {caller} -> {callee}")
+        if len(edges) > SHOWN_EDGE_LIMIT:
+            print(f"{label}  … and {len(edges) - SHOWN_EDGE_LIMIT:,} more (counted above; --format json, jsonl or "
+                  "csv lists every edge)")
     return 0
 
 

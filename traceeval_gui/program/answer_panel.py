@@ -29,6 +29,7 @@ from core.errors import TraceEvalError
 from core.llm.prompt_wording import RELEASE, wording_label
 from core.llm.prompts import Prompt, build_prompt
 from core.records import Prediction
+from core.report.shown_response import SHOWN_PROBLEMS, ShownResponse, shown_response
 from core.scoring.answers import AnswerLine, answer_lines, parse_answer, question_answers
 from core.wording import count
 from traceeval_gui.program.answer_prompt import PromptView, prompt_status
@@ -37,14 +38,14 @@ from traceeval_gui.program.answer_thinking import ThinkingFold
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT, model_label
 from traceeval_gui.theme.trace_text import GREEN
-from traceeval_gui.widgets.answer_text import WARNING_TEXT, AnswerTextView, ShownResponse, shown_response
+from traceeval_gui.widgets.answer_text import WARNING_TEXT, AnswerTextView
 from traceeval_gui.widgets.form_parts import layout_widget, pane_splitter, titled_pane
 from traceeval_gui.widgets.note_label import NoteLabel
 from traceeval_gui.widgets.when_shown import WhenShown
 
 ANSWER_VIEW, PROMPT_VIEW = "answer", "prompt"
 PROBLEMS_SHOWN = 3
-PROBLEMS_LISTED = 40  # in the problems' tooltip
+PROBLEMS_LISTED = SHOWN_PROBLEMS  # in the problems' tooltip
 NO_DATASET = "Open a dataset to see the models' answers and prompts."
 NO_PROGRAM = "Select a program to see model A's answer for it and the prompt it was given."
 NO_MODEL = ("No model results in this workspace: import some (File ▸ Import Results) to see answers. "

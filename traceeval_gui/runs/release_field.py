@@ -2,8 +2,9 @@
 
 Used by Model ▸ Run Model and Model ▸ TraceEval Release… (the setting the Answer tab, the prompt
 previews and Help ▸ Check Paper Parity follow). Empty means "find it by itself" (`core.release.checkout`:
-`$TRACEEVAL_RELEASE`, else a checkout next to the dataset). The line under the field says, as the
-path is typed, whether prompts will carry the paper's own words or this project's.
+`$TRACEEVAL_RELEASE`, else a checkout next to the dataset, used once confirmed). The line under the field says,
+as the path is typed, whether prompts will carry the paper's own words or this project's, and when a release
+found next to the dataset waits for a confirmation.
 """
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import ReleaseError
+from core.errors import ReleaseError, UnconfirmedRelease
 from core.llm.prompt_wording import RELEASE, PromptWording
 from core.release.checkout import RELEASE_ENV, prompt_wording
-from traceeval_gui.state.app_state import AppState
+from traceeval_gui.state.app_state import AppState, release_problem_text
 from traceeval_gui.theme.style import MUTED_TEXT
 from traceeval_gui.theme.trace_text import GREEN
 from traceeval_gui.widgets.answer_text import WARNING_TEXT
@@ -59,18 +60,24 @@ class ReleaseField(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.status)
         self.edit.textChanged.connect(self._on_edit_changed)
-        self._update()
+        self.refresh()
 
     def path(self) -> str:
         return self.edit.text().strip()
 
     def wording(self) -> PromptWording:
-        """The wording the path gives; ReleaseError when it names no usable release."""
+        """The wording the path gives; ReleaseError when it names no usable release (UnconfirmedRelease: one found
+        next to the dataset, not confirmed yet)."""
         return prompt_wording(self.path() or None, self.dataset_root)
 
-    def _update(self) -> None:
+    def refresh(self) -> None:
+        """Say again what the path gives (a release may have been confirmed meanwhile)."""
         try:
             wording = self.wording()
+        except UnconfirmedRelease as error:
+            self.status.setText(f"<span style='color:{WARNING_TEXT}'>⚠ {html.escape(release_problem_text(error))}"
+                                "</span>")
+            return
         except ReleaseError as error:
             self.status.setText(f"<span style='color:{ERROR_COLOUR}'>⚠ {html.escape(str(error))}</span>")
             return
@@ -83,7 +90,7 @@ class ReleaseField(QWidget):
                                 "wording, not the paper's.</span>")
 
     def _on_edit_changed(self, _text: str) -> None:
-        self._update()
+        self.refresh()
         self.changed.emit()
 
     def _on_browse_clicked(self) -> None:
@@ -116,6 +123,8 @@ class ReleaseDialog(QDialog):
     def _on_ok_clicked(self) -> None:
         try:
             self.field.wording()
+        except UnconfirmedRelease:
+            pass  # found by itself: asked about where it would be used (Run Model, Check Paper Parity)
         except ReleaseError:
             return  # the field says why; nothing is set
         self.state.set_release_path(self.field.path())

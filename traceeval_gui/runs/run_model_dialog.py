@@ -1,9 +1,9 @@
 """The "Run Model" dialog: endpoint, model, which programs, and the request parameters.
 
 It only gathers a `ModelRunRequest`; the window starts the job. The prompts take their words from
-the TraceEval release named here (the window's setting, which this field updates), else this
-project's wording, and the dialog says which. The API key typed here is used
-for this run and, only when asked, saved in the user's credentials file (mode 0600), never in
+the TraceEval release named here (the window's setting, which this field updates; one found next to the
+dataset is asked about first), else this project's wording, and the dialog says which. The API key typed here
+is used for this run and, only when asked, saved in the user's credentials file (mode 0600), never in
 the workspace. The counts line says how many programs will really be asked (answered ones are
 skipped unless "ask again" is ticked), so nobody sends 2,000 prompts by accident, and the estimate
 below it what they would cost (prompts, tokens and, with prices, dollars: `RunEstimateView`).
@@ -38,9 +38,10 @@ from core.llm.prices import PriceTable
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
 from core.llm.prompts import approximate_tokens, build_prompt
 from traceeval_gui.runs.program_scope import ProgramScope
+from traceeval_gui.runs.release_confirmation import confirm_in_dialog
 from traceeval_gui.runs.release_field import ReleaseField
 from traceeval_gui.runs.run_estimate import RunEstimateView
-from traceeval_gui.state.app_state import AppState
+from traceeval_gui.state.app_state import AppState, release_problem_text
 from traceeval_gui.widgets.form_parts import layout_widget, muted, spin_box
 from traceeval_gui.widgets.window_layout import fit_on_screen
 
@@ -259,8 +260,8 @@ class RunModelDialog(QDialog):
         try:
             settings = self._settings(estimate=True)
             wording = self.release_field.wording()
-        except TraceEvalError as error:
-            self.estimate_view.show_problem(str(error))
+        except TraceEvalError as error:  # (a found release not confirmed yet: Run and Preview ask first)
+            self.estimate_view.show_problem(release_problem_text(error))
             return
         self.estimate_view.request(self.state.opened.workspace_path, keys, settings, wording,
                                    self.redo_box.isChecked())
@@ -309,13 +310,12 @@ class RunModelDialog(QDialog):
     def _on_run_clicked(self) -> None:
         try:
             settings = self._settings()
-            wording = self.release_field.wording()
+            wording = self._confirmed_wording()
             typed = self.key_edit.text().strip()
             provider = self.batch_provider()
             api_key = typed or (resolve_api_key(settings) if provider is None else None)  # a batch: its provider's
         except TraceEvalError as error:
-            self.error_label.setText(str(error))
-            self.error_label.show()
+            self._show_error(error)
             return
         self.state.set_release_path(self.release_field.path())
         keys = tuple(self.selected_keys())
@@ -330,12 +330,23 @@ class RunModelDialog(QDialog):
         if instance is None:
             return
         try:
-            prompt = build_prompt(instance, wording=self.release_field.wording())
+            prompt = build_prompt(instance, wording=self._confirmed_wording())
         except TraceEvalError as error:
-            self.error_label.setText(str(error))
-            self.error_label.show()
+            self._show_error(error)
             return
+        self._update_counts()  # the estimate too takes the words of a release confirmed just now
         PromptPreviewDialog(prompt, self).exec()
+
+    def _confirmed_wording(self) -> PromptWording:
+        """The field's wording, a release found next to the dataset asked about first (UnconfirmedRelease if
+        declined)."""
+        self.state.confirmed_release(self.release_field.path(), confirm_in_dialog(self))
+        self.release_field.refresh()
+        return self.release_field.wording()
+
+    def _show_error(self, error: TraceEvalError) -> None:
+        self.error_label.setText(release_problem_text(error))
+        self.error_label.show()
 
 
 class PromptPreviewDialog(QDialog):

@@ -15,9 +15,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from core.dataset.workspace import ModelRow, Workspace
-from core.errors import ReleaseError
+from core.errors import ReleaseError, UnconfirmedRelease
 from core.llm.prompt_wording import STUDIO_WORDING, PromptWording
-from core.release.checkout import RELEASE_ENV, prompt_wording
+from core.release.checkout import RELEASE_ENV, Confirm, Release, ReleaseLocation, prompt_wording, usable_release
+from core.release.confirmed import ScriptsDigest
 from core.report.view_modes import VIEW_MODES, view_mode
 from core.scoring.normalise import MODES
 from core.scoring.scores import instance_counts
@@ -98,17 +99,35 @@ class AppState(QObject):
             self.release_changed.emit()
 
     def prompt_wording(self) -> PromptWording:
-        """The words prompts are built with: the release's when one is found (`core.release.checkout`), else the
-        studio's; a release that cannot be read gives the studio's and `release_problem` says why."""
+        """The words prompts are built with: the usable release's (`core.release.checkout`: the one named, else one
+        found next to the dataset and confirmed), else the studio's; a release that cannot be read, or is found
+        and not confirmed, gives the studio's and `release_problem` says why."""
         root = str(self.opened.root) if self.opened else ""
         key = (self.release_path, root, os.environ.get(RELEASE_ENV, ""))
         if self._wording is None or self._wording[0] != key:
             try:
                 wording, problem = prompt_wording(self.release_path or None, Path(root) if root else None), ""
             except ReleaseError as error:
-                wording, problem = STUDIO_WORDING, str(error)
+                wording, problem = STUDIO_WORDING, release_problem_text(error)
             self._wording = (key, wording, problem)
         return self._wording[1]
+
+    def confirmed_release(self, path: str, confirm: Confirm) -> Release | None:
+        """The release at `path` ("": found by itself, as the window's setting says), a found one not confirmed
+        before offered to `confirm`; None when there is none, ReleaseError when it cannot be used
+        (UnconfirmedRelease: declined). Once confirmed, the window's prompts take its words."""
+        root = Path(self.opened.root) if self.opened else None
+        answers: list[bool] = []
+
+        def asked(location: ReleaseLocation, digest: ScriptsDigest) -> bool:
+            answers.append(confirm(location, digest))
+            return answers[-1]
+
+        release = usable_release(path.strip() or None, root, asked)
+        if any(answers):  # remembered by now: the words are read again
+            self._wording = None
+            self.release_changed.emit()
+        return release
 
     @property
     def release_problem(self) -> str:
@@ -220,9 +239,14 @@ class AppState(QObject):
         counts = instance_counts(self.workspace, model, rows, frozenset(MODES))
         self.opened = replace(self.opened, models=tuple(self.workspace.models()))
         self.opened.counts.setdefault(model, {}).update(counts)
-        if self.instance_key in keys:
+        first = self.model is None  # the workspace's first model: it becomes model A, as opening would make it
+        if first:
+            self.model = model
+        if self.instance_key in keys or first:
             self._detail = None
         self.predictions_changed.emit(model, keys)
+        if first:
+            self.model_selected.emit(model)
 
     def model_run_ended(self, model: str) -> None:
         """A run of `model` that stored answers ended. Tables over the whole dataset (metrics, plots,
@@ -283,3 +307,12 @@ class AppState(QObject):
             self._detail = self._loader.load(self.workspace, self.instance_key, self.model,
                                              tuple(m.name for m in self.models), self.annotator)
         return self._detail
+
+
+def release_problem_text(error: Exception) -> str:
+    """An error's message in the window's terms (a found release not confirmed: what the window does about it)."""
+    if not isinstance(error, UnconfirmedRelease):
+        return str(error)
+    return (f"A TraceEval release was found next to the dataset ({error.checkout}, scripts sha256 "
+            f"{error.sha256[:16]}) and is not confirmed: prompts keep this project's wording. Run Model and Check "
+            "Paper Parity ask you first; or name it in Model ▸ TraceEval Release…")

@@ -6,7 +6,7 @@ answer line answers ("→ main.Parser.parse_expr"). Lines are styled by their ki
 ignored lines (prose, fences, blank) dimmed, out-of-range answers and lines with problems on a
 warning tint. A line's tooltip says what the parser made of it and its problems.
 
-An absurd response (a line naming 10^6 callees, a million lines) is shown in part (`shown_response`): so
+An absurd response (a line naming 10^6 callees, a million lines) is shown in part (`core.report.shown_response`): so
 many lines, each cut after a callee at so many characters, and a summary of what is left out. Scores and the
 stored parse problems come from the whole response.
 """
@@ -70,59 +70,8 @@ def answer_colours() -> AnswerColours:
     return DARK_COLOURS if is_dark() else LIGHT_COLOURS
 WARNING_BAR = 3  # px: the gutter's mark of a line with a problem
 KEY_COLUMN_MIN, KEY_COLUMN_MAX, KEY_COLUMN_SHARE = 110, 280, 0.32  # px, px, share of the view's width
-SHOWN_LINES = 5_000  # lines of a response the view holds
-SHOWN_LINE_CHARS = 10_000  # characters of one line it holds (cut after a callee)
-SHOWN_CHARS = 200_000  # characters it holds in all
 KIND_TITLES = {ANSWER: "answer", SUPERSEDED: "superseded answer", OUT_OF_RANGE: "answer to no question",
                IGNORED: "ignored"}
-
-
-@dataclass(frozen=True)
-class ShownResponse:
-    """The part of a raw response the view holds: whole lines from the start, long ones cut short."""
-
-    text: str
-    total_chars: int
-    omitted_lines: int = 0  # lines left out at the end
-    clipped_lines: int = 0  # lines shown only in part
-
-    @property
-    def omitted_chars(self) -> int:
-        return self.total_chars - len(self.text)
-
-    def summary(self) -> str:
-        """`Showing part of a long response (…): … not shown; scores read all of it`, or "" when it is whole."""
-        if not self.omitted_chars:
-            return ""
-        parts = []
-        if self.clipped_lines:
-            parts.append(f"{self.clipped_lines:,} line{'s' if self.clipped_lines > 1 else ''} cut short "
-                         f"at {SHOWN_LINE_CHARS:,} characters")
-        if self.omitted_lines:
-            parts.append(f"the last {self.omitted_lines:,} line{'s' if self.omitted_lines > 1 else ''} left out")
-        return (f"Showing part of a long response ({self.total_chars:,} characters): {'; '.join(parts)}; "
-                f"… and {self.omitted_chars:,} more characters not shown; scores read all of it")
-
-
-def shown_response(raw: str) -> ShownResponse:
-    """The bounded part of `raw` to show, split into lines as the paper's parser splits them (so line numbers
-    and kinds stay those of the whole response); a long line is cut after its last whole callee that fits."""
-    rows = raw.split("\n", SHOWN_LINES)
-    rest = rows.pop() if len(rows) > SHOWN_LINES else None
-    omitted = rest.count("\n") + 1 if rest is not None else 0
-    kept, size, clipped = [], 0, 0
-    for index, row in enumerate(rows):
-        short = row
-        if len(row) > SHOWN_LINE_CHARS:
-            cut = row.rfind(",", 0, SHOWN_LINE_CHARS)
-            short = row[:cut if cut > 0 else SHOWN_LINE_CHARS]
-        if kept and size + len(short) > SHOWN_CHARS:
-            omitted += len(rows) - index
-            break
-        kept.append(short)
-        size += len(short) + 1
-        clipped += short is not row
-    return ShownResponse("\n".join(kept), len(raw), omitted, clipped)
 
 
 def compact_key(key: str) -> str:

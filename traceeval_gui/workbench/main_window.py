@@ -285,8 +285,8 @@ class MainWindow(QMainWindow):
         help_menu.addAction(action(self, "&Keyboard Shortcuts", self._on_keyboard_triggered,
                                    QKeySequence.StandardKey.HelpContents))
         help_menu.addAction(action(self, "Check &Paper Parity…", self._on_parity_triggered, None,
-                                   "Run your TraceEval release's scripts against this tool's table, prompts and "
-                                   "answer readings"))
+                                   "Run your TraceEval release's scripts in the sandbox against this tool's table, "
+                                   "prompts and answer readings"))
         help_menu.addSeparator()
         help_menu.addAction(action(self, f"&About {APP_TITLE}", self._on_about_action_triggered))
         self._update_history_actions()

@@ -1,9 +1,10 @@
 """Help ▸ Check Paper Parity: the open workspace's table, prompts and answer readings against the user's
 TraceEval release (`core.release.parity`), run in the background, with the verdict cell by cell.
 
-The release is the window's (Model ▸ TraceEval Release…, else found by itself); without one the
-dialog says where to set it. The check runs the release's own scripts in a subprocess, so it takes
-seconds on a large dataset; the dialog stays responsive and can be closed meanwhile.
+The release is the window's (Model ▸ TraceEval Release…, else found by itself, which is asked about first:
+`traceeval_gui.runs.release_confirmation`); without one the dialog says where to set it. The check runs the
+release's own scripts in the tracer sandbox (`tracers.release_sandbox`), so it takes seconds on a large dataset;
+the dialog stays responsive and can be closed meanwhile.
 """
 from __future__ import annotations
 
@@ -15,17 +16,19 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from core.dataset.workspace import Workspace
-from core.errors import ReleaseError
+from core.errors import ReleaseError, UnconfirmedRelease
 from core.languages import registry
-from core.release.checkout import find_release_script
+from core.release.checkout import Release
 from core.release.parity import AVERAGE, ParityReport, check_parity, render_parity
 from core.scoring.scores import Selection
+from traceeval_gui.runs.release_confirmation import confirm_in_dialog
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.state.jobs import Job, Progress
 from traceeval_gui.theme.style import MUTED_TEXT
 from traceeval_gui.theme.trace_text import GREEN
 from traceeval_gui.widgets.answer_text import WARNING_TEXT
 from traceeval_gui.widgets.window_layout import fit_on_screen
+from tracers.release_sandbox import run_release
 
 ERROR_COLOUR = "#c62828"
 NO_RELEASE = ("No TraceEval release to check against. Set your checkout of it in Model ▸ TraceEval Release… "
@@ -35,13 +38,13 @@ NO_RELEASE = ("No TraceEval release to check against. Set your checkout of it in
 class ParityJob(Job):
     title = "checking paper parity"
 
-    def __init__(self, workspace_path: str | Path, script: Path, selection: Selection) -> None:
+    def __init__(self, workspace_path: str | Path, release: Release, selection: Selection) -> None:
         super().__init__()
-        self.workspace_path, self.script, self.selection = workspace_path, script, selection
+        self.workspace_path, self.release, self.selection = workspace_path, release, selection
 
     def work(self, progress: Progress) -> ParityReport:
         with Workspace(self.workspace_path) as ws:
-            return check_parity(ws, self.script, self.selection, progress=progress)
+            return check_parity(ws, self.release, self.selection, progress=progress, runner=run_release)
 
 
 class ParityDialog(QDialog):
@@ -51,9 +54,9 @@ class ParityDialog(QDialog):
         self.state = state
         self.report: ParityReport | None = None
         self.job: ParityJob | None = None
-        intro = QLabel("Runs your TraceEval release's own scripts (compute_metrics, run_llm) on this workspace's "
-                       "results and a sample of its programs, and compares them with this tool under the paper's "
-                       "rules: the table cell by cell, prompts byte for byte, answers as parsed.")
+        intro = QLabel("Runs your TraceEval release's own scripts (compute_metrics, run_llm) in the sandbox on this "
+                       "workspace's results and a sample of its programs, and compares them with this tool under the "
+                       "paper's rules: the table cell by cell, prompts byte for byte, answers as parsed.")
         intro.setWordWrap(True)
         intro.setStyleSheet(f"color: {MUTED_TEXT};")
         self.status = QLabel()
@@ -86,20 +89,25 @@ class ParityDialog(QDialog):
             self._say("Open a dataset first.", ERROR_COLOUR)
             return
         try:
-            script = find_release_script(self.state.release_path or None, opened.root)
-        except ReleaseError as error:
-            self._say(str(error), ERROR_COLOUR)
+            release = self.state.confirmed_release(self.state.release_path,
+                                                   confirm_in_dialog(self.parentWidget() or self))
+        except UnconfirmedRelease as declined:
+            self._say(f"Not checked: the release found next to the dataset ({html.escape(declined.checkout)}) is not "
+                      "confirmed. Check Again asks again; or name it in Model ▸ TraceEval Release…", WARNING_TEXT)
             return
-        if script is None:
+        except ReleaseError as error:
+            self._say(html.escape(str(error)), ERROR_COLOUR)
+            return
+        if release is None:
             self._say(NO_RELEASE, WARNING_TEXT)
             return
-        job = ParityJob(opened.workspace_path, script, Selection(split=opened.default_split))
+        job = ParityJob(opened.workspace_path, release, Selection(split=opened.default_split))
         job.signals.progressed.connect(self._on_job_progressed)
         job.signals.finished.connect(self._on_job_finished)
         job.signals.failed.connect(self._on_job_failed)
         self.job = job
         self.check_button.setEnabled(False)
-        self._say(f"Checking against {html.escape(str(script))}…", MUTED_TEXT)
+        self._say(f"Checking against {html.escape(str(release.script))} in the sandbox…", MUTED_TEXT)
         self.state.jobs.start(job)
 
     def _say(self, text: str, colour: str) -> None:
@@ -154,8 +162,9 @@ def report_html(report: ParityReport) -> str:
         items += [f"<p style='margin-left:12px; color:{ERROR_COLOUR}'>✗ {html.escape(c.key)}"
                   f"{' (' + html.escape(c.model) + ')' if c.model else ''}: {html.escape(c.detail)}</p>" for c in wrong]
     notes = "".join(f"<p style='color:{WARNING_TEXT}'>Note: {html.escape(note)}</p>" for note in report.notes)
-    return (f"<p style='color:{MUTED_TEXT}'>Release {html.escape(report.release)} (sha256 {report.sha256[:12]}), run "
-            f"with {html.escape(report.python)} (Python {html.escape(report.python_version)}); "
+    return (f"<p style='color:{MUTED_TEXT}'>Release {html.escape(report.release)} (sha256 {report.sha256[:12]}, "
+            f"scripts sha256 {report.scripts_sha256[:12]}), run with {html.escape(report.python)} (Python "
+            f"{html.escape(report.python_version)}) in the sandbox ({html.escape(report.sandbox)}); "
             f"{html.escape(report.selection.split or 'all splits')}, paper rules, all normalisation modes. "
             "Where a value differs it reads: this tool ≠ the release.</p>"
             f"<table cellspacing='0' cellpadding='4'><tr><th></th><th align='left'>Model</th>"

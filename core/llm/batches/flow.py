@@ -22,13 +22,14 @@ from core.errors import TraceEvalError, UsageError
 from core.llm.batches import custom_ids
 from core.llm.batches.providers import BatchService, RemoteBatch, service
 from core.llm.batches.request_lines import RequestLine, limits, request_line, split
-from core.llm.batches.results import MISSING, SUCCEEDED, BatchAnswer, read_results
+from core.llm.batches.results import MISSING, SUCCEEDED, BatchAnswer, read_results, read_results_file
 from core.llm.batches.store import CANCELLED, COLLECTED, FAILED, PREPARED, SUBMITTED, BatchRow, BatchStore
 from core.llm.endpoints import RunSettings, resolve_api_key, token_limit_field_for
 from core.llm.prices import PriceTable
 from core.llm.prompt_wording import PromptWording
 from core.llm.prompts import build_prompt
 from core.llm.stored_answers import answer_prediction, cache_answer_counts
+from core.safe_files import why_unreadable
 from core.verdicts import now_iso
 
 log = logging.getLogger(__name__)
@@ -192,10 +193,9 @@ def collect_file(ws: Workspace, path: Path, batch_id: int | None = None, prices:
     named, else the batch whose requests the file's custom_ids belong to."""
     store = BatchStore(ws)
     try:
-        data = path.read_bytes()
+        answers, problems = read_results_file("vllm", path)
     except OSError as error:
-        raise UsageError(f"{path}: cannot read the batch output file: {error.strerror}") from None
-    answers, problems = read_results("vllm", data, str(path))
+        raise UsageError(f"{path}: the batch output file: {why_unreadable(error)}") from None
     if batch_id is None:
         ids = {r.batch_id for a in answers for r in store.requests_with(a.custom_id)}
         if len(ids) != 1:
@@ -248,8 +248,8 @@ def _store_results(ws, store, batch: BatchRow, remote: RemoteBatch, remote_servi
     store.update(batch.id, output_file_id=remote.output_file_id, error_file_id=remote.error_file_id)
     for label, data in remote_service.results(remote):
         read, problems = read_results(batch.provider, data, f"batch {batch.id} {label}")
-        answers += read
-        report.problems += problems
+        answers += map(remote_service.redacted, read)  # never the key, should the service echo it
+        report.problems += map(remote_service.secrets.redact, problems)
     return _store_answers(ws, store, batch, answers, remote.status, prices, report,
                           f"batch {batch.id}: {batch.provider} {batch.remote_id}")
 

@@ -4,23 +4,26 @@ Anthropic's Message Batches over plain HTTP (urllib: three JSON endpoints do not
 Each gives the same small surface: `submit` (the input file in, the remote batch out; OpenAI uploads the file
 first, and `on_uploaded` lets the caller keep the file id before the batch exists), `retrieve`, `results` (the raw
 JSONL of the output and error files) and `cancel`. The API key only goes to the server; every message is one line
-without it. What a server says is hostile: ids are checked before they go into a URL, downloads are bounded.
+without it, and so is every answer read back (`redact`). What a server says is hostile: ids are checked before they
+go into a URL, downloads are bounded.
 """
 from __future__ import annotations
 
-import json
 import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from core.errors import EndpointError
+from core.llm.batches.request_lines import PROVIDERS
+from core.llm.batches.results import RESULTS_CAP_BYTES, BatchAnswer
 from core.llm.chat import NO_PLACEHOLDER_KEY, clip, server_message
+from core.llm.redaction import Secrets
+from core.safe_files import open_bytes, parse_json, read_bytes, why_unreadable
 
-RESULTS_CAP_BYTES = 2 * 1024 ** 3  # results of the largest batch (256 MB of prompts) with room for the answers
 ANTHROPIC_VERSION = "2023-06-01"
 ADOPT_LOOKBACK = 100  # how many of the latest batches are searched for one made from our upload
 OPENAI_ENDED = ("completed", "failed", "expired", "cancelled")
@@ -44,6 +47,7 @@ class BatchService:
     def __init__(self, base_url: str, api_key: str | None, timeout_s: float = 300.0):
         self.base_url, self.timeout_s = base_url.rstrip("/"), timeout_s
         self._api_key = api_key
+        self.secrets = Secrets([api_key], ignored=[NO_PLACEHOLDER_KEY])
 
     def submit(self, input_path: Path, local_id: int, input_file_id: str,
                on_uploaded: Callable[[str], None]) -> RemoteBatch:
@@ -59,9 +63,14 @@ class BatchService:
         raise NotImplementedError
 
     def one_line(self, text: str) -> str:
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return clip(" ".join(text.split()), 300)
+        return clip(" ".join(self.secrets.redact(text).split()), 300)
+
+    def redacted(self, answer: BatchAnswer) -> BatchAnswer:
+        """`answer` without the key in any of its texts (a server may echo it)."""
+        redact = self.secrets.redact_optional
+        return replace(answer, custom_id=self.secrets.redact(answer.custom_id), content=redact(answer.content),
+                       finish_reason=redact(answer.finish_reason), error=self.secrets.redact(answer.error),
+                       reasoning=redact(answer.reasoning))
 
 
 def service(provider: str, base_url: str, api_key: str | None, timeout_s: float = 300.0) -> BatchService:
@@ -71,6 +80,11 @@ def service(provider: str, base_url: str, api_key: str | None, timeout_s: float 
         return AnthropicBatches(base_url, api_key, timeout_s)
     raise EndpointError(f"{provider} batches are not sent to a server: run them with `vllm run-batch`, then "
                         "`traceeval batch collect --file OUTPUT`")
+
+
+def _input_bound(provider: str) -> int:
+    """The largest input file `prepare` writes for `provider` (the service's own limit)."""
+    return PROVIDERS[provider].bytes or RESULTS_CAP_BYTES
 
 
 def checked_id(value, what: str) -> str:
@@ -105,9 +119,9 @@ class OpenAIBatches(BatchService):
     def submit(self, input_path, local_id, input_file_id, on_uploaded):
         if not input_file_id:
             try:
-                handle = open(input_path, "rb")  # noqa: SIM115 - closed below, after the upload
+                handle = open_bytes(input_path, _input_bound(self.provider))  # closed below, after the upload
             except OSError as error:
-                raise EndpointError(f"{input_path}: cannot read the batch input file: {error.strerror}") from None
+                raise EndpointError(f"{input_path}: the batch input file: {why_unreadable(error)}") from None
             with handle:
                 uploaded = self._call("uploading the input file", lambda client: client.files.create(
                     file=(input_path.name, handle), purpose="batch"))
@@ -172,9 +186,9 @@ class AnthropicBatches(BatchService):
 
     def submit(self, input_path, local_id, input_file_id, on_uploaded):
         try:
-            lines = input_path.read_bytes().splitlines()
+            lines = read_bytes(input_path, _input_bound(self.provider)).splitlines()
         except OSError as error:
-            raise EndpointError(f"{input_path}: cannot read the batch input file: {error.strerror}") from None
+            raise EndpointError(f"{input_path}: the batch input file: {why_unreadable(error)}") from None
         body = b'{"requests":[' + b",".join(line for line in lines if line.strip()) + b"]}"
         return self._remote(self._json("POST", "/messages/batches", "creating the batch", body))
 
@@ -191,8 +205,8 @@ class AnthropicBatches(BatchService):
     def _json(self, method: str, path: str, what: str, body: bytes | None = None) -> dict:
         data = self._request(method, path, what, body)
         try:
-            answer = json.loads(data)
-        except ValueError:
+            answer = parse_json(data.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError too
             raise EndpointError(f"{self.base_url}{path}: {what}: the answer is not JSON") from None
         if not isinstance(answer, dict):
             raise EndpointError(f"{self.base_url}{path}: {what}: the answer is not a JSON object")
@@ -243,7 +257,7 @@ _OPENER = _opener()
 
 def _anthropic_message(data: bytes) -> str:
     try:
-        body = json.loads(data)
+        body = parse_json(data.decode("utf-8"))
     except ValueError:
         return clip(data.decode("utf-8", "replace"), 120) or "no details"
     error = body.get("error") if isinstance(body, dict) else None

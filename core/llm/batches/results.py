@@ -7,16 +7,25 @@ each bad one a one-line problem naming the file (or batch) and the line; nothing
 - Anthropic: `{"custom_id", "result": {"type": "succeeded" | "errored" | "canceled" | "expired", "message" |
   "error"}}`; the text blocks of a succeeded message are its answer (its thinking blocks, the reasoning kept
   beside it), `stop_reason: max_tokens` is a cut-off.
+
+A results file is hostile input: `read_results_file` opens it with `core.safe_files.open_bytes` (a regular file,
+at most RESULTS_CAP_BYTES), a line longer than an endpoint's answer may be (`MAX_LINE_BYTES`) is that line's problem
+and never held whole, and each line is JSON under `core.safe_files.parse_json`'s bounds.
 """
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
-from core.llm.chat import MalformedAnswer, clip, completion_from, int_or_none, valid_text  # read as predict does
+from core.llm.chat import MalformedAnswer, clip, completion_from, valid_text  # read as predict does
+from core.llm.response_limits import RESPONSE_BYTES_CAP
+from core.safe_files import bounded_lines, open_bytes, parse_json, refusal, size_text
 
 SUCCEEDED, ERRORED, EXPIRED, CANCELED, MISSING = "succeeded", "errored", "expired", "canceled", "missing"
 RETRYABLE = (ERRORED, EXPIRED, CANCELED, MISSING)  # what a resubmission asks again
+RESULTS_CAP_BYTES = 2 * 1024 ** 3  # results of the largest batch (256 MB of prompts) with room for the answers
+MAX_LINE_BYTES = RESPONSE_BYTES_CAP + 64 * 1024  # one result: what an endpoint may answer, in its envelope
 _OPENAI_UNDONE = {"batch_expired": EXPIRED, "batch_cancelled": CANCELED}
 _STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 
@@ -35,26 +44,50 @@ class BatchAnswer:
 
 
 def read_results(provider: str, data: bytes, source: str) -> tuple[list[BatchAnswer], list[str]]:
-    """Every result line of `data` (JSONL) and the problems of the lines that could not be read."""
+    """Every result line of `data` (JSONL, as a provider sent it) and the problems of the lines that could not be
+    read."""
+    lines = ((number, raw if len(raw) <= MAX_LINE_BYTES else None)
+             for number, raw in enumerate(data.split(b"\n"), start=1))
+    return _read_lines(provider, lines, source)
+
+
+def read_results_file(provider: str, path: Path) -> tuple[list[BatchAnswer], list[str]]:
+    """`read_results` of a results file (a `vllm run-batch` output), read a line at a time within its bounds;
+    an OSError (a `RefusedFile`: not a regular file, too large) when it cannot be read."""
+    with open_bytes(path, RESULTS_CAP_BYTES) as handle:
+        return _read_lines(provider, bounded_lines(handle, MAX_LINE_BYTES, RESULTS_CAP_BYTES), str(path))
+
+
+def _read_lines(provider: str, lines: Iterable[tuple[int, bytes | None]], source: str) \
+        -> tuple[list[BatchAnswer], list[str]]:
     answers, problems = [], []
     reader = _anthropic_line if provider == "anthropic" else _openai_line
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    for number, raw in lines:
+        where = f"{source}: line {number}"
+        if raw is None:
+            problems.append(f"{where}: longer than {size_text(MAX_LINE_BYTES)}, more than an endpoint may answer; "
+                            "not read")
+            continue
         if not raw.strip():
             continue
-        where = f"{source}: line {number}"
         try:
-            record = json.loads(raw, parse_int=int_or_none)
-        except (ValueError, UnicodeDecodeError) as error:
+            record = parse_json(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            problems.append(f"{where}: not valid UTF-8 (byte {error.start})")
+            continue
+        except ValueError as error:
             problems.append(f"{where}: not JSON ({clip(str(error), 80)})")
             continue
         custom_id = record.get("custom_id") if isinstance(record, dict) else None
-        if not isinstance(custom_id, str) or not custom_id:
+        if not isinstance(record, dict) or not isinstance(custom_id, str) or not custom_id or refusal(custom_id):
             problems.append(f"{where}: no custom_id")
             continue
         try:
             answers.append(reader(custom_id, record))
         except MalformedAnswer as error:
-            answers.append(BatchAnswer(custom_id, ERRORED, error=clip(f"{where}: {error}", 300)))
+            why = refusal(record)  # a value nested too deep or a number too long: named beside what is missing
+            problem = f"{where}: {error}" + (f" ({why})" if why else "")
+            answers.append(BatchAnswer(custom_id, ERRORED, error=clip(problem, 300)))
     return answers, problems
 
 
@@ -119,4 +152,4 @@ def _count(value) -> int | None:
 
 
 def _one_line(text: str) -> str:
-    return clip(" ".join(text.split()), 300)
+    return clip(" ".join(valid_text(text).split()), 300)
