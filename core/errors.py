@@ -52,3 +52,7 @@ class UnconfirmedRelease(ReleaseError):
 
 class MissingExtraError(TraceEvalError):
     """An optional dependency is not installed; the message names the extra that brings it (`core.extras`)."""
+
+
+class Cancelled(TraceEvalError):
+    """The work stopped because its cancel event was set; nothing of it was kept."""

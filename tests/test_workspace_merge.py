@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import tempfile
+import threading
 
 import pytest
 from sqlite_utils import Database
@@ -16,7 +18,7 @@ from core.audit.store import AuditStore
 from core.dataset.indexing import open_dataset
 from core.dataset.workspace import Workspace
 from core.dataset.workspace_schema import MIGRATIONS
-from core.errors import WorkspaceError
+from core.errors import Cancelled, WorkspaceError
 from resources import DEMO_DATASET
 from tests.builders import newer_workspace
 
@@ -299,11 +301,16 @@ def test_an_older_source_is_upgraded_on_its_copy_and_its_ad_hoc_verdicts_merge(a
                            "audit": None})
     db["verdicts"].insert({"instance_key": "python/elsewhere_0001", "caller": "f", "callee": "g", "auditor": "olga",
                            "label": "wrong", "note": "", "created_at": "2024-01-01T00:00:01", "audit": None})
+    other = refs(a)[1]  # "incorrect" is what schema step m006 renamed to "wrong"
+    db["verdicts"].insert({"instance_key": other.instance_key, "caller": other.caller, "callee": other.callee,
+                           "auditor": "olga", "label": "incorrect", "note": "", "created_at": "2024-01-01T00:00:02",
+                           "audit": None})
     db.close()
     digest = sha(path)
     report = merge_workspace(a, path)
-    assert report.verdicts_added == 1 and [audit for audit, _ in report.skipped] == [""]
+    assert report.verdicts_added == 2 and [audit for audit, _ in report.skipped] == [""]
     assert a.latest_verdicts(ref.instance_key, "olga")[(ref.caller, ref.callee)].label == "correct"
+    assert a.latest_verdicts(other.instance_key, "olga")[(other.caller, other.callee)].label == "wrong"
     assert sha(path) == digest and Database(path)["verdicts"].columns_dict.get("action") is None
 
 
@@ -339,3 +346,25 @@ def test_answers_keep_their_json_callees(a, b):
     merge_workspace(a, b.path)
     (row,) = a.db.query("select callees from annotator_answers")
     assert json.loads(row["callees"]) == ["x", "y"]
+
+
+# -- cancelling -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("step", ["copying", "checking", "reading", "merging"])
+def test_a_cancel_at_any_step_stops_the_merge_and_leaves_nothing(a, b, tmp_path, monkeypatch, step):
+    label_all(b, "bob", BOB)
+    b.close()
+    private = tmp_path / "private"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))  # where the merge copies the file
+    before, cancel, seen = dump(a), threading.Event(), []
+
+    def progress(done, total, message):
+        seen.append(message.split()[0])
+        if message.startswith(step):
+            cancel.set()
+
+    with pytest.raises(Cancelled, match="cancelled: nothing was merged"):
+        merge_workspace(a, tmp_path / "b.sqlite", cancel=cancel, progress=progress)
+    assert seen[-1] == step and dump(a) == before and list(private.iterdir()) == []
+    report = merge_workspace(a, tmp_path / "b.sqlite", progress=progress)  # nothing half-done stands in the way
+    assert report.verdicts_added == 10 and seen[-1] == "merging"

@@ -3,28 +3,31 @@ one merges the other's file. Verdicts, adjudications and baseline answers are on
 (the newest row of an edge and annotator is its state), so a merge is a union of rows by identity:
 authors and times are kept, and merging the same file twice adds nothing.
 
-The source file is never touched: it is copied with SQLite's backup API (which also reads a WAL not
-yet checkpointed) through a read-only connection, and the copy is opened, upgraded and read instead.
-Every write to the target happens in one transaction.
+The source file is hostile input: it is read as `core.dataset.untrusted_workspace` reads a file someone handed
+in (a private copy, nothing of it run, bounded), and every row is checked as the audit store checks what it is
+given (labels, names, lists) before anything is written. Every write to the target happens in one transaction, which
+a set cancel event rolls back.
 """
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
-import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from core.audit.audits import EdgeRef, sample_fingerprint
+from core.audit.audits import Adjudication, EdgeRef, check_person_name, sample_fingerprint
 from core.audit.baseline import refresh_baseline_predictions
-from core.audit.store import AuditStore
+from core.audit.store import AuditStore, audit_from_row, verdict_from_row
+from core.dataset.untrusted_workspace import untrusted_workspace
 from core.dataset.workspace import Workspace
-from core.dataset.workspace_db import WorkspaceBusyError, connect
-from core.errors import WorkspaceError
+from core.errors import Cancelled, WorkspaceError
+from core.safe_files import parse_json, refusal
 from core.verdicts import CLEARED
+
+Progress = Callable[[int, int, str], None]
 
 VERDICT_IDENTITY = ("audit", "instance_key", "caller", "callee", "auditor", "label", "note", "created_at", "action")
 
@@ -51,6 +54,8 @@ ANSWERS = RowKind("answer", "annotator_answers",
                   ("audit", "annotator", "instance_key", "caller", "callees", "created_at"),
                   ("audit", "annotator", "instance_key", "caller"), ("callees",), "annotator")
 ROW_KINDS = (VERDICTS, ADJUDICATIONS, ANSWERS)
+MERGED_TABLES = ("audits", "audit_items", *(kind.table for kind in ROW_KINDS))
+VERDICT_ACTIONS = ("verdict", "undo")
 
 
 class ConflictSide(NamedTuple):
@@ -114,59 +119,31 @@ class MergeReport:
         return f"merged {name}: {', '.join([*audits, rows])}{tail}"
 
 
-def merge_workspace(target: Workspace, source_path: str | Path) -> MergeReport:
+def merge_workspace(target: Workspace, source_path: str | Path, *, cancel: threading.Event | None = None,
+                    progress: Progress | None = None) -> MergeReport:
     """Add to `target` what the workspace file at `source_path` has and it lacks (see the module doc).
-    WorkspaceError (one line, naming the file) when the file cannot be merged at all."""
+    WorkspaceError (one line, naming the file) when the file cannot be merged at all; Cancelled, with the target
+    unchanged, when `cancel` is set before the merge ends."""
     source = Path(source_path).expanduser()
     _check_source(target, source)
-    with tempfile.TemporaryDirectory(prefix="traceeval-merge-") as folder:
-        copy = Path(folder) / "source.sqlite"
-        _backup(source, copy)
-        try:
-            other = Workspace(copy)
-        except WorkspaceError as error:
-            raise WorkspaceError(str(error).replace(str(copy), str(source))) from None
-        try:
-            snapshot = _Snapshot.read(other)
-        finally:
-            other.close()
+    with untrusted_workspace(source, MERGED_TABLES, cancel=cancel, progress=progress) as other:
+        snapshot = _Snapshot.read(other)
+    problem = snapshot.problem()
+    if problem:
+        raise WorkspaceError(f"{source}: {problem}; not merged")
+    if progress is not None:
+        progress(0, 0, f"merging {source.name}")
     with target.transaction():
-        return _Merge(target, source, snapshot).run()
+        return _Merge(target, source, snapshot, cancel).run()
 
 
 # -- the source file --------------------------------------------------------------------------------
 def _check_source(target: Workspace, source: Path) -> None:
-    if not source.is_file():
-        raise WorkspaceError(f"{source}: no such workspace file")
     same = source.resolve() == target.path.resolve()
-    if not same and target.path.exists():
+    if not same and source.exists() and target.path.exists():
         same = os.path.samefile(source, target.path)
     if same:
         raise WorkspaceError(f"{source}: this is the open workspace itself; pick another workspace to merge")
-
-
-def _backup(source: Path, copy: Path) -> None:
-    """Copy `source` (with its WAL) to `copy` through a read-only connection, which never checkpoints
-    or otherwise writes the source."""
-    try:
-        reader = connect(source, read_only=True)
-    except sqlite3.Error as error:
-        raise WorkspaceError(f"{source}: cannot open workspace: {error}") from None
-    try:
-        writer = connect(copy)
-        try:
-            reader.backup(writer)
-            tables = writer.execute("select count(*) from sqlite_master").fetchone()[0]
-        finally:
-            writer.close()
-    except WorkspaceBusyError:
-        raise
-    except sqlite3.Error as error:
-        raise WorkspaceError(f"{source}: not a TraceEval workspace ({error})") from None
-    finally:
-        reader.close()
-    if not tables:
-        raise WorkspaceError(f"{source}: not a TraceEval workspace (an empty database)")
 
 
 @dataclass(frozen=True)
@@ -186,11 +163,31 @@ class _Snapshot:
         rows = {kind.table: list(ws.db.query(f"select * from {kind.table} order by id")) for kind in ROW_KINDS}
         return cls(audits, items, rows)
 
+    def problem(self) -> str:
+        """The first row the audit store would not have stored or could not read back, named ("" when none)."""
+        rows = {"audit": self.audits.values(), "audit item": (i for items in self.items.values() for i in items),
+                **{kind.name: self.rows[kind.table] for kind in ROW_KINDS}}
+        for what, check in _CHECKS.items():
+            judged: set[tuple] = set()  # rows alike in what the store checks are judged once
+            for row in rows[what]:
+                try:
+                    missing = [column for column in check.texts if type(row[column]) is not str]
+                    if missing:
+                        raise TypeError(f"no {missing[0]}")
+                    alike = tuple(row[c] for c in check.judged) if check.judged else tuple(row.values())
+                    if alike not in judged:
+                        check.judge(row)
+                        judged.add(alike)
+                except (ValueError, TypeError) as error:
+                    where = f"audit {row.get('name')!r}" if what == "audit" else f"{what} {_row_name(row)}"
+                    return f"{where}: {error}"
+        return ""
+
 
 # -- the merge ------------------------------------------------------------------------------------------
 class _Merge:
-    def __init__(self, target: Workspace, source: Path, snapshot: _Snapshot):
-        self.ws, self.db, self.source, self.snap = target, target.db, source, snapshot
+    def __init__(self, target: Workspace, source: Path, snapshot: _Snapshot, cancel: threading.Event | None):
+        self.ws, self.db, self.source, self.snap, self.cancel = target, target.db, source, snapshot, cancel
         self.skipped: list[tuple[str, str]] = []
         self.added: list[str] = []
         self.touched: set[str] = set()  # existing audits that got anything new
@@ -200,11 +197,14 @@ class _Merge:
         added: dict[str, list[dict]] = {}
         conflicts: list[MergeConflict] = []
         for kind in ROW_KINDS:
+            self._check_cancelled()
             rows = self._mergeable(kind, merged)
             before = self._target_rows(kind)
             added[kind.table] = self._copy(kind, rows, before)
             conflicts += self._conflicts(kind, rows, before)
+        self._check_cancelled()
         refreshed = self._refresh_baselines(added[ANSWERS.table])
+        self._check_cancelled()
         for rows in added.values():
             self.touched.update(r["audit"] for r in rows if r["audit"] and r["audit"] not in self.added)
         return MergeReport(self.source, tuple(self.added), tuple(sorted(self.touched)),
@@ -255,6 +255,11 @@ class _Merge:
     def _skip(self, audit: str, reason: str) -> None:
         self.skipped.append((audit, reason))
 
+    def _check_cancelled(self) -> None:
+        """Cancelled (the transaction then rolls back) once the cancel event is set."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled("cancelled: nothing was merged")
+
     # rows ---------------------------------------------------------------------------------------------
     def _mergeable(self, kind: RowKind, merged: set[str]) -> list[dict]:
         """The source rows of merged audits, plus ad-hoc verdicts (no audit) on programs this workspace has."""
@@ -288,7 +293,9 @@ class _Merge:
         columns = [c for c in self.db[kind.table].columns_dict if c != "id"]
         insert = f"insert into {kind.table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
         added, pending_undo = [], []
-        for row in rows:
+        for number, row in enumerate(rows):
+            if number % 500 == 0:
+                self._check_cancelled()
             identity = _identity(kind, row)
             if identity in target_ids:
                 continue
@@ -340,6 +347,70 @@ class _Merge:
             if refresh_baseline_predictions(self.ws, audit, annotator):
                 models.append(f"human:{annotator}")
         return tuple(dict.fromkeys(models))
+
+
+# -- what the store would have stored ---------------------------------------------------------------------
+class _RowCheck(NamedTuple):
+    texts: tuple[str, ...]  # columns that must hold text
+    judged: tuple[str, ...]  # the columns `judge` reads (all when empty)
+    judge: Callable[[dict], object]  # ValueError or TypeError for a row the store would not have stored
+
+
+def _audit_problem(row: dict) -> None:
+    for column in ("strata", "languages", "modes", "annotators"):
+        _string_list(row[column] or "[]", column)
+    for annotator in audit_from_row(row).annotators:
+        check_person_name(annotator)
+
+
+def _position(row: dict) -> None:
+    if not isinstance(row["position"], int):
+        raise TypeError("no position")
+
+
+def _verdict_problem(row: dict) -> None:
+    verdict_from_row(row)
+    check_person_name(row["auditor"], "auditor")
+    if row["action"] not in VERDICT_ACTIONS:
+        raise ValueError(f"unknown action {row['action']!r} (a workspace has {', '.join(VERDICT_ACTIONS)})")
+
+
+def _adjudication_problem(row: dict) -> None:
+    Adjudication(row["audit"], EdgeRef("", "", ""), row["label"], row["adjudicator"])
+    check_person_name(row["adjudicator"], "adjudicator")
+
+
+def _answer_problem(row: dict) -> None:
+    check_person_name(row["annotator"])
+    _string_list(row["callees"], "callees")
+
+
+EDGE_TEXTS = ("audit", "instance_key", "caller", "callee")
+_CHECKS = {
+    "audit": _RowCheck(("name",), (), _audit_problem),
+    "audit item": _RowCheck(EDGE_TEXTS, ("position",), _position),
+    VERDICTS.name: _RowCheck(("instance_key", "caller", "callee", "created_at"), ("label", "auditor", "action"),
+                             _verdict_problem),
+    ADJUDICATIONS.name: _RowCheck((*EDGE_TEXTS, "created_at"), ("label", "adjudicator"), _adjudication_problem),
+    ANSWERS.name: _RowCheck(("audit", "instance_key", "caller", "created_at"), ("annotator", "callees"),
+                            _answer_problem),
+}
+
+
+def _string_list(text: object, column: str) -> None:
+    """ValueError unless `text` is a JSON list of strings (read with bounds: it may nest without end)."""
+    try:
+        value = parse_json(text) if isinstance(text, str) else None
+    except ValueError:
+        value = None
+    if type(value) is not list or refusal(value) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{column} is not a list of names")
+
+
+def _row_name(row: dict) -> str:
+    """A row named for a one-line error: its id, audit and edge."""
+    edge = " -> ".join(str(row.get(c) or "?") for c in ("caller", "callee") if c in row)
+    return f"#{row.get('id', row.get('position'))} ({row.get('audit') or 'ad hoc'}: {row.get('instance_key')} {edge})"
 
 
 def _identity(kind: RowKind, row: dict) -> tuple:

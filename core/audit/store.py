@@ -50,7 +50,7 @@ class AuditStore:
 
     def find(self, name: str) -> Audit | None:
         rows = list(self.db.query("select * from audits where name = ?", [name]))
-        return _audit(rows[0]) if rows else None
+        return audit_from_row(rows[0]) if rows else None
 
     def get(self, name: str) -> Audit:
         audit = self.find(name)
@@ -60,7 +60,7 @@ class AuditStore:
         return audit
 
     def audits(self) -> list[Audit]:
-        return [_audit(r) for r in self.db.query("select * from audits order by created_at, name")]
+        return [audit_from_row(r) for r in self.db.query("select * from audits order by created_at, name")]
 
     def items(self, name: str) -> list[AuditItem]:
         rows = self.db.query("select * from audit_items where audit = ? order by position", [name])
@@ -128,7 +128,7 @@ class AuditStore:
         """Every verdict row of an audit (of one annotator when given), oldest first."""
         where, params = _audit_where(audit, annotator)
         rows = self.db.query(f"select * from verdicts {where} order by created_at, id", params)
-        return [_verdict(r) for r in rows]
+        return [verdict_from_row(r) for r in rows]
 
     def current_verdicts(self, audit: str, annotator: str | None = None) -> dict[tuple[str, EdgeRef], Verdict]:
         """(annotator, edge) -> the annotator's current verdict; withdrawn verdicts are left out."""
@@ -196,7 +196,7 @@ def _audit_where(audit: str, annotator: str | None) -> tuple[str, list]:
     return "where audit = ? and auditor = ?", [audit, annotator]
 
 
-def _verdict(r: dict) -> Verdict:
+def verdict_from_row(r: dict) -> Verdict:
     return Verdict(*(r[f] for f in VERDICT_FIELDS))
 
 
@@ -209,7 +209,7 @@ def _audit_row(audit: Audit) -> dict:
             "fingerprint": audit.fingerprint, "created_at": audit.created_at or now_iso(), "blind": int(audit.blind)}
 
 
-def _audit(r: dict) -> Audit:
+def audit_from_row(r: dict) -> Audit:
     lists = {key: tuple(json.loads(r[key] or "[]")) for key in ("strata", "languages", "modes", "annotators")}
     return Audit(r["name"], r["kind"], r["population"], r["model"], r["seed"], r["size"], r["requested_size"],
                  r["margin"], r["confidence"], lists["strata"], r["split"], lists["languages"], lists["modes"],

@@ -1,5 +1,5 @@
-"""The one way this project opens a SQLite file that several processes share: a workspace, a workspace
-being merged, the answer cache.
+"""The one way this project opens a SQLite file: the files several processes share (a workspace, the answer cache),
+and the private copy of a workspace file being merged (`connect_private_copy`).
 
 The window and any number of `traceeval` processes use one workspace at once, so every connection:
 - waits for a lock another process holds (a busy timeout, `$TRACEEVAL_LOCK_WAIT_S`, 60 s by default);
@@ -116,6 +116,15 @@ def connect(path: str | Path, *, read_only: bool = False) -> WorkspaceConnection
     target, uri = (f"{path.resolve().as_uri()}?mode=ro", True) if read_only else (str(path), False)
     conn = sqlite3.connect(target, timeout=wait, isolation_level="IMMEDIATE", factory=WorkspaceConnection, uri=uri)
     conn.path, conn.lock_wait = str(path), wait
+    return conn
+
+
+def connect_private_copy(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection to a private copy of a database file someone handed in, trusting nothing of its
+    schema (`trusted_schema=OFF`: no function its schema names may have side effects); the caller guards the rest
+    (core/dataset/untrusted_workspace.py). Nobody else has the copy, so there is no lock to wait for."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=0, isolation_level=None)
+    conn.execute("PRAGMA trusted_schema=OFF")
     return conn
 
 

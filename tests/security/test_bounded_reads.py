@@ -21,7 +21,23 @@ BOUNDED_READER = ("core/safe_files.py", "core/safe_archives.py")
 ALLOWED = {
     ("core/dataset/workspace_db.py", "connect", "sqlite3.connect"):
         "the one place SQLite files are opened, by the workspace's own connection (docs/security.md: one workspace, "
-        "many processes); a merge source's bounds are the merge task's (issue #36 item 5, core/audit/merge.py)",
+        "many processes)",
+    ("core/dataset/workspace_db.py", "connect_private_copy", "sqlite3.connect"):
+        "the private copy of a workspace to merge, read behind trusted_schema=OFF, an authorizer, a value bound, "
+        "row and byte bounds and a cancel (core/dataset/untrusted_workspace.py; docs/security.md: merging)",
+    ("core/dataset/untrusted_workspace.py", "_copy_file", "os.open"):
+        "a workspace to merge and its -wal, copied as bytes into a private folder (a database in use, which "
+        "open_bytes refuses, rightly for other readers: this process holds no connection to it): regular files only, "
+        "from their stat and fstat, at most MAX_FILE_BYTES together and no more than their stat's size",
+    ("core/dataset/untrusted_workspace.py", "_copy_file", "os.fdopen"):
+        "the descriptor of the os.open above, read within its bounds",
+    ("core/dataset/untrusted_workspace.py", "_starts_with", "os.open"):
+        "the first 8 bytes of a -journal beside a workspace to merge, opened only when its stat says it is a regular "
+        "file",
+    ("core/dataset/untrusted_workspace.py", "_starts_with", "os.fdopen"):
+        "the descriptor of the os.open above: 8 bytes read",
+    ("core/dataset/untrusted_workspace.py", "_identify", "open"):
+        "the first 100 bytes of the private copy _copy_file made (our own file, in a private temporary folder)",
     ("core/llm/batches/providers.py", "AnthropicBatches._request", "_OPENER.open"):
         "an HTTP request (urllib's opener), not a file: its body is read at most RESULTS_CAP_BYTES",
     ("core/instances/layout_update.py", "_write_durably", "os.open"):

@@ -34,6 +34,7 @@ from traceeval_gui.audit.audit_jobs import MergeWorkspaceJob
 from traceeval_gui.audit.audit_results_window import AuditResultsWindow
 from traceeval_gui.audit.audit_window import AuditWindow
 from traceeval_gui.audit.baseline_window import BaselineWindow
+from traceeval_gui.audit.merge_progress import CANCELLED, MergeProgressDialog
 from traceeval_gui.audit.new_audit_dialog import NewAuditDialog
 from traceeval_gui.theme.style import MUTED_TEXT
 from traceeval_gui.widgets.file_dialogs import open_file_name
@@ -234,7 +235,9 @@ class AuditActions(QObject):
         job = MergeWorkspaceJob(self.state.workspace.path, path)
         job.signals.finished.connect(self._on_merge_job_finished)
         job.signals.failed.connect(lambda message: self._fail("Merge failed", message))
+        job.signals.cancelled.connect(lambda: self._say(CANCELLED))
         self._say(f"Merging {Path(path).name}…")
+        MergeProgressDialog(job, self.window)
         self.state.jobs.start(job)
         return job
 

@@ -15,7 +15,8 @@ from core.audit.merge import MergeReport, merge_workspace
 from core.audit.reports import AuditReport, audit_report
 from core.audit.sampling import create_audit, population_edges
 from core.dataset.workspace import Workspace
-from traceeval_gui.state.jobs import Job, Progress
+from core.errors import Cancelled
+from traceeval_gui.state.jobs import Job, JobCancelled, Progress, StoppableJob
 
 
 class AuditReportJob(Job):
@@ -34,8 +35,10 @@ class AuditReportJob(Job):
             return audit_report(ws, self.audit_name)
 
 
-class MergeWorkspaceJob(Job):
-    """Merge the audits, verdicts, adjudications and answers of another workspace file into this one."""
+class MergeWorkspaceJob(StoppableJob):
+    """Merge the audits, verdicts, adjudications and answers of another workspace file into this one. `cancel()`
+    stops it at once, whatever it is doing (copying, checking, reading the file or writing), and nothing is merged;
+    a cancel that comes once the merge is committed changes nothing, and the job reports what it merged."""
 
     title = "merging the workspace"
 
@@ -47,7 +50,10 @@ class MergeWorkspaceJob(Job):
     def work(self, progress: Progress) -> MergeReport:
         progress(0, 0, f"merging {self.source_path.name}")
         with Workspace(self.workspace_path) as ws:
-            return merge_workspace(ws, self.source_path)
+            try:
+                return merge_workspace(ws, self.source_path, cancel=self.stop, progress=progress)
+            except Cancelled:
+                raise JobCancelled() from None
 
 
 class PopulationJob(Job):

@@ -41,6 +41,7 @@ from traceeval_gui.audit.audit_jobs import AuditReportJob, MergeWorkspaceJob
 from traceeval_gui.audit.audit_report_view import MergeResultPane, polish_markdown
 from traceeval_gui.audit.corrected_scores import corrections_html
 from traceeval_gui.audit.disagreements_panel import DisagreementsPanel
+from traceeval_gui.audit.merge_progress import CANCELLED, MergeProgressDialog
 from traceeval_gui.state.app_state import AppState
 from traceeval_gui.theme.style import MUTED_TEXT
 from traceeval_gui.widgets.file_dialogs import open_file_name, save_file_name
@@ -214,9 +215,11 @@ class AuditResultsWindow(QMainWindow):
         job = MergeWorkspaceJob(self.state.workspace.path, path)
         job.signals.finished.connect(self._on_merge_job_finished)
         job.signals.failed.connect(self._on_merge_job_failed)
+        job.signals.cancelled.connect(self._on_merge_job_cancelled)
         self._merge_job = job
         self._set_merging(True)
         self._show_status(f"merging {html.escape(Path(path).name)}…")
+        MergeProgressDialog(job, self)
         self.state.jobs.start(job)
         return job
 
@@ -251,6 +254,11 @@ class AuditResultsWindow(QMainWindow):
         self._merge_job = None
         self._set_merging(False)
         self._show_error(f"Merge failed: {message}")
+
+    def _on_merge_job_cancelled(self) -> None:
+        self._merge_job = None
+        self._set_merging(False)
+        self._show_status(CANCELLED)
 
     def _on_audit_combo_changed(self, index: int) -> None:
         name = self.audit_combo.itemData(index)

@@ -147,7 +147,10 @@ def register(commands, dataset_help: str, workspace_args, modes_args) -> None:
                            description="Copy the audits, verdicts, adjudications and baseline answers of OTHER "
                                        "into this workspace. Verdicts keep their author and time; the same "
                                        "annotator's differing verdicts are listed (the newer stands). Merging "
-                                       "the same workspace again changes nothing. OTHER is never modified.")
+                                       "the same workspace again changes nothing. OTHER is never modified: it is "
+                                       "read from a private copy, nothing of it runs, and a file past the bounds "
+                                       "(2 GiB, 200,000 rows a table, 1 MiB a value) or with rows an audit never "
+                                       "holds is refused in one line. Ctrl-C stops the merge; nothing is merged.")
     merge.add_argument("other", metavar="OTHER", help="the other workspace file (.sqlite)")
     dataset_args(merge)
     merge.set_defaults(handler=merge_command)
