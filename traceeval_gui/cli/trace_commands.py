@@ -12,6 +12,8 @@ from core.dataset.workspace import Workspace, default_workspace_path
 from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
+from core.traces import TraceRun
+from core.wording import count
 from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
@@ -37,14 +39,34 @@ def trace(args) -> int:
         print(json.dumps(run.graph.to_dict(), indent=2))
     print(f"traceeval: {instance.key}: {run.status}: {run.message} (run #{run_id} in {workspace_path})",
           file=sys.stderr)
-    for edge in run.unstable_edges():
-        print(f"traceeval: seen in {edge.runs_seen}/{run.runs} runs only: {edge.caller} -> {edge.callee}",
-              file=sys.stderr)
-    for frame in run.unresolved:
-        print(f"traceeval: unresolved frame ({frame.count}x): {frame.frame}: {frame.reason}", file=sys.stderr)
-    for child in run.children:
-        print(f"traceeval: child process: {child.summary()}", file=sys.stderr)
+    for note in run_notes(run):
+        print(f"traceeval: {note}", file=sys.stderr)
     return 0 if run.status == "ok" else 1
+
+
+SHOWN = 3  # of a run's unstable edges, unresolved frames or children named on stderr; all are in --format json
+
+
+def run_notes(run: TraceRun) -> list[str]:
+    """One line each about the run's unstable edges, unresolved frames and child processes (when it has any),
+    naming the first SHOWN: a program can make thousands of them."""
+    def named(items: list[str], separator: str = ", ") -> str:
+        more = f" and {len(items) - SHOWN:,} more (all of them: --format json)" if len(items) > SHOWN else ""
+        return separator.join(item[:200] for item in items[:SHOWN]) + more
+
+    notes = []
+    unstable = run.unstable_edges()
+    if unstable:
+        notes.append(f"{count(len(unstable), 'edge')} seen in only some of the {run.runs} runs: "
+                     + named([f"{e.caller} -> {e.callee} ({e.runs_seen}/{run.runs})" for e in unstable]))
+    if run.unresolved:
+        calls = min(sum(frame.count for frame in run.unresolved), 2**63 - 1)
+        notes.append(f"{count(len(run.unresolved), 'unresolved frame')} ({count(calls, 'call')}): "
+                     + named([f"{frame.frame} ({frame.reason})" for frame in run.unresolved]))
+    if run.children:
+        notes.append(f"{count(len(run.children), 'child process')}: "
+                     + named([child.summary() for child in run.children], "; "))
+    return notes
 
 
 def retrace(args) -> int:
