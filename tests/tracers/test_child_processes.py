@@ -122,7 +122,7 @@ def test_a_run_keeps_its_children_in_json_and_in_the_workspace(tmp_path):
     assert TraceRun.from_dict({k: v for k, v in run.to_dict().items() if k != "children"}).children == ()
     assert child.summary() == "python3 worker.py (traced python, exit 0, 1 edge(s))"
     with Workspace(tmp_path / "w.sqlite") as ws:
-        run_id = ws.store_run(run)
+        run_id = ws.store_run(run).id
         assert ws.run(run_id) == run
         assert ws.db.execute("select children, traced_children from runs where id = ?", [run_id]).fetchone() == (2, 1)
 

@@ -143,3 +143,19 @@ def test_trace_says_in_one_line_each_what_a_run_has_many_of():
         "200 child processes: /bin/true 0 (not traced: another program, exit code unknown); /bin/true 1 (not traced: "
         "another program, exit code unknown); /bin/true 2 (not traced: another program, exit code unknown) and 197 "
         "more (all of them: --format json)"]
+
+
+def test_trace_and_retrace_keep_the_newest_runs_of_a_program_and_say_what_they_removed(capsys, demo_copy, tmp_path):
+    workspace = str(tmp_path / "w.sqlite")
+    for _ in range(3):
+        assert main(["trace", str(DEMO_PROGRAM), "--keep-runs", "2", "--workspace", workspace]) == 0
+    err = capsys.readouterr().err
+    assert err.count("traceeval: python/calcpad_0001: removed the 1 oldest run(s), keeping the newest 2 "
+                     "(--keep-runs, $TRACEEVAL_KEEP_RUNS)") == 1
+    with Workspace(tmp_path / "w.sqlite") as ws:
+        assert len(ws.run_rows("python/calcpad_0001")) == 2
+    key = "python/calcpad_0001,python/ledgerlite_0001"
+    assert main(["retrace", str(demo_copy), "--instances", key, "--keep-runs", "1", "--workspace", workspace]) == 0
+    assert "removed 2 older runs of 1 program, keeping the newest 1 of each" in capsys.readouterr().err
+    assert main(["trace", str(DEMO_PROGRAM), "--keep-runs", "0", "--workspace", workspace]) == 2
+    assert "--keep-runs must be at least 1, got 0" in capsys.readouterr().err
