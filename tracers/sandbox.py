@@ -185,6 +185,8 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
                         f"{ALLOW_ENV}={','.join(refused)})")
     identity = sandbox_identity()
     descriptors, full_env = [], scrubbed_environment(env, folder.program)
+    lifeline, alive = os.pipe()  # the app holds `alive` until the run is over (sandbox_view.build_view)
+    descriptors.append(lifeline)
     try:
         for name, path in handed.items():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND, 0o600)
@@ -192,7 +194,7 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
             _give(path, identity)
             full_env[name] = f"/proc/self/fd/{fd}"
         _give_folders(folder, identity)
-        command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors)
+        command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors, lifeline)
         if child_logs is not None:
             command = _with_child_logs(command, child_logs, full_env, identity, command[0] == bwrap_path())
         if lacking:
@@ -202,7 +204,7 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     finally:
         if spare is not None:
             spare.give_up()  # (nothing once it ran)
-        for fd in descriptors:
+        for fd in (*descriptors, alive):
             os.close(fd)
         sandbox_launch.release(cgroups)
 
@@ -216,7 +218,7 @@ def _with_child_logs(command: list[str], child_logs: Path, env: dict[str, str], 
         env[child_log_folder.CHILD_LOGS_ENV] = str(child_logs)
         return command
     env[child_log_folder.CHILD_LOGS_ENV] = child_log_folder.SANDBOX_FOLDER
-    split = command.index("--")
+    split = command.index("--remount-ro")  # (before the root is made read-only)
     return [*command[:split], "--bind", str(child_logs), child_log_folder.SANDBOX_FOLDER, *command[split:]]
 
 
@@ -227,7 +229,7 @@ def _refused(message: str) -> SandboxResult:
 
 
 def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], identity: Identity,
-             limits: Limits, descriptors: list[int]) -> tuple[list[str], list[tuple[str, str]], str]:
+             limits: Limits, descriptors: list[int], lifeline: int) -> tuple[list[str], list[tuple[str, str]], str]:
     """The full command line, the folders to stage, and the run's isolation in words."""
     bwrap = bwrap_path()
     if bwrap is None or bwrap_problem():  # (a missing bwrap is a problem too)
@@ -240,7 +242,8 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
     program_bytes = _size_of(folder.program) + limits.write_mb * 1024 * 1024
     view = build_view(folder.program, read_only, identity=identity, stage_folder=folder.base / "stage",
                       tmp_bytes=limits.tmp_mb * 1024 * 1024, shm_bytes=limits.shm_mb * 1024 * 1024,
-                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path())
+                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path(),
+                      lifeline=lifeline)
     who = "as nobody" if identity.switches else "as this user"
     isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
                  f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "

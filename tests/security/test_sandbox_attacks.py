@@ -252,3 +252,15 @@ def test_the_trace_log_cannot_be_replaced_or_flood_the_parent(tmp_path):
     assert "replaced" not in run.stdout_tail and run.stdout_tail.count("refused") == 3, run.stdout_tail
     assert "File too large" in run.message + run.stderr_tail  # the log is capped like any file...
     assert ("main", "main.helper") in {(edge.caller, edge.callee) for edge in run.edges}
+
+
+def test_the_sandboxs_own_root_and_dev_are_not_writable(tmp_path):
+    """bubblewrap builds the root and /dev as tmpfs of no size of their own: left writable, a program could fill
+    them past every bound (as an unprivileged user without a memory cgroup, the host's memory)."""
+    source = ("for path in ('/x', '/dev/x', '/etc/x', '/usr/x'):\n"
+              "    try:\n        open(path, 'w').write('x' * 4096)\n        print('written', path)\n"
+              "    except OSError as error:\n        print('refused', path, error.strerror)\n"
+              "open('/tmp/x', 'w').write('x')\nopen('x', 'w').write('x')\nprint('tmp and own folder written')\n")
+    run = trace(program(tmp_path / "root_0001", "python", source), "python")
+    assert "written" not in run.stdout_tail.replace("tmp and own folder written", ""), run.stdout_tail
+    assert run.stdout_tail.count("Read-only file system") == 4 and "tmp and own folder written" in run.stdout_tail
