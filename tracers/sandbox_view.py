@@ -95,10 +95,10 @@ class View:
 
 def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, stage_folder: Path,
                tmp_bytes: int, shm_bytes: int, program_bytes: int, seccomp_fd: int | None,
-               copier: str | None = None, lifeline: int | None = None) -> View:
+               copier: str | None = None, shown: Sequence[tuple[Path, str]] = (), lifeline: int | None = None) -> View:
     """`copier`, the built sandbox launcher, copies the program into its folder (`-c`); else `cp -a` in a shell.
-    `lifeline`, an inherited pipe only the app writes to, is checked by the copier before the program starts
-    (`-l`)."""
+    `shown` are (host path, place) shown read-only at a place of their own (the run's trace log). `lifeline`, an
+    inherited pipe only the app writes to, is checked by the copier before the program starts (`-l`)."""
     options = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(identity.uid),
                "--gid", str(identity.gid), "--cap-drop", "ALL", "--die-with-parent", "--new-session",
                "--hostname", "traceeval", "--ro-bind", "/usr", "/usr"]
@@ -131,6 +131,8 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
         options += ["--ro-bind", reachable(folder), str(folder)]
     if copier is not None:  # installed where nobody cannot reach it (a root-only folder): staged too
         options += ["--ro-bind", reachable(Path(copier)), COPIER]
+    for host, place in shown:
+        options += ["--ro-bind", str(host), place]
     options += ["--ro-bind", str(program), SOURCE, "--size", str(program_bytes), "--tmpfs", str(program),
                 "--chdir", str(program)]
     options += ["--remount-ro", "/dev", "--remount-ro", "/"]  # (bubblewrap's own tmpfs: no size limit of their own)
