@@ -44,6 +44,7 @@ from tracers.trace_records import TraceLog
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 ALLOW_ENV = "TRACEEVAL_SANDBOX_ALLOW"
 CANCEL_CHECK_S = 0.01  # how soon a set cancel event is seen
+TASK_WATCH_S = 0.05  # how often the run's tasks are counted when only RLIMIT_NPROC bounds them
 # The properties a machine may lack, and what each one means for a run.
 WEAKNESSES = {
     "isolation": "the program sees the host's files and network (bubblewrap cannot run here)",
@@ -259,9 +260,9 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         isolation += f"; memory cgroup {limits.memory_mb} MiB"
     if cgroups.has("pids"):
         isolation += f"; pids cgroup {limits.processes}"
+    setup, task_budget = _child_setup(limits, cgroups, staged, identity)
     started = time.monotonic()
-    process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
-                                   env=env,
+    process = sandbox_launch.start(command, setup, cwd=folder.program, env=env,
                                    pass_fds=[*descriptors, *([channel.key_fd] if channel else [])], spare=spare)
     try:
         exits = ExitWatch(process.pid)
@@ -273,13 +274,17 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
     if channel is not None:
         channel.started(exits.wake)
-    timed_out = cancelled = False
+    timed_out = cancelled = tasks_limited = False
     try:
         sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
         deadline = started + limits.wall_s
-        while not exits.wait(_next_wake(deadline, cancel)):
+        next_count = started + TASK_WATCH_S if task_budget else None
+        while not exits.wait(_next_wake(deadline, next_count, cancel)):
             if budget.exceeded.is_set() or (channel is not None and channel.limited):
                 break
+            if next_count is not None and time.monotonic() >= next_count:
+                next_count = time.monotonic() + TASK_WATCH_S
+                tasks_limited = tasks_limited or _user_task_count() >= task_budget
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -301,27 +306,30 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         code, signal_number = None, returncode - 128
     return SandboxResult(
         exit_code=code, signal=signal_number, timed_out=timed_out, output_limited=budget.exceeded.is_set(),
-        process_limited=cgroups.hit("pids"), memory_limited=cgroups.hit("memory"),
+        process_limited=cgroups.hit("pids") or tasks_limited, memory_limited=cgroups.hit("memory"),
         duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation,
         cancelled=cancelled, trace_log=log)
 
 
 def _child_setup(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]],
-                 identity: Identity) -> sandbox_launch.ChildSetup:
-    """Join the cgroups, set rlimits, stage the folders `nobody` cannot reach, then drop to the sandbox's identity."""
+                 identity: Identity) -> tuple[sandbox_launch.ChildSetup, int]:
+    """Join the cgroups, set rlimits, stage the folders `nobody` cannot reach, then drop to the sandbox's identity;
+    and the task count of this user at which RLIMIT_NPROC stops the run's forks (0 when a pids cgroup does)."""
     memory, size = limits.memory_mb * 1024 * 1024, limits.file_mb * 1024 * 1024
     rlimits = [("cpu", limits.cpu_s, limits.cpu_s + 1), ("data", memory, memory), ("fsize", size, size),
                ("core", 0, 0)]
+    task_budget = 0
     if not cgroups.has("pids") and os.getuid() != 0:
         task_budget = _user_task_count() + limits.processes
         rlimits.append(("nproc", task_budget, task_budget))
-    return sandbox_launch.ChildSetup(cgroups.procs_files, rlimits, staged, identity)
+    return sandbox_launch.ChildSetup(cgroups.procs_files, rlimits, staged, identity), task_budget
 
 
-def _next_wake(deadline: float, cancel: threading.Event | None) -> float:
-    """How long the supervisor may sleep: until the deadline, and no longer than CANCEL_CHECK_S while a cancel
-    event may be set (the process ending, the output budget or the trace log's limit wake it at once)."""
-    timeout = deadline - time.monotonic()
+def _next_wake(deadline: float, next_count: float | None, cancel: threading.Event | None) -> float:
+    """How long the supervisor may sleep: until the deadline or the next task count, and no longer than
+    CANCEL_CHECK_S while a cancel event may be set (the process ending, the output budget or the trace log's
+    limit wake it at once)."""
+    timeout = min(deadline, next_count if next_count is not None else deadline) - time.monotonic()
     if cancel is not None:
         timeout = min(timeout, CANCEL_CHECK_S)
     return max(0.0, timeout)

@@ -246,3 +246,32 @@ def test_the_sandboxs_own_root_and_dev_are_not_writable(tmp_path):
     run = trace(program(tmp_path / "root_0001", "python", source), "python")
     assert "written" not in run.stdout_tail.replace("tmp and own folder written", ""), run.stdout_tail
     assert run.stdout_tail.count("Read-only file system") == 4 and "tmp and own folder written" in run.stdout_tail
+
+
+FORK_BOMB = """
+import os, time
+children = []
+try:
+    while len(children) < 10_000:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(1)
+            os._exit(0)
+        children.append(pid)
+except OSError as error:
+    print('stopped after', len(children), error.strerror, flush=True)
+for pid in children:
+    os.waitpid(pid, 0)
+print('all ended', flush=True)
+"""
+
+
+def test_a_fork_bomb_stopped_by_the_process_limit_is_a_limit_not_ok(tmp_path):
+    """As root the pids cgroup stops it; as an unprivileged user without one RLIMIT_NPROC does, and the supervisor
+    counts the user's tasks to say so (a program that catches the failing forks and exits 0 was `ok`)."""
+    run = trace(program(tmp_path / "forkbomb_0001", "python", FORK_BOMB), "python", processes=32, wall_s=30)
+    assert "stopped after" in run.stdout_tail or run.status == traces.LIMIT, run.stdout_tail
+    assert run.status == traces.LIMIT and "more than 32 processes/threads" in run.message, run.message
+    bounded_by = "pids cgroup" if "pids cgroup" in run.sandbox else "RLIMIT_NPROC"
+    print(f"fork bomb ({'root' if os.getuid() == 0 else 'unprivileged'}, {bounded_by}): {run.message}")
+
