@@ -150,11 +150,13 @@ def helper():
 helper()
 recorder = next(o for o in gc.get_objects() if type(o).__name__ == 'Recorder')
 n = 0
-while n < 1_000_000:  # through the runtime itself: lines with a good tag, each a new call site
-    recorder.write(b'["E","main.py:%d:F::f%d","main.py:%d:F::g%d",%d]' % (n, n, n + 1, n, n))
+while n < 1_000_000:  # through the runtime itself: lines with a good tag, each a new call site whose frames are
+    line = n % 20_000 + 1  # lambdas of a module of 20,000 (each frame must be placed among its nodes)
+    recorder.write(b'["E","lambdas.py:%d:L:%d.%d.0:<lambda>","main.py:3:F::helper",%d]' % (line, line, n, n))
     n += 1
 print('wrote records', n, flush=True)
 """
+LAMBDAS = "".join(f"f{n} = lambda: {n}\n" for n in range(20_000))
 
 
 @pytest.mark.parametrize(("source", "status", "because"), [
@@ -163,6 +165,7 @@ print('wrote records', n, flush=True)
 ], ids=["forged-lines", "records-through-the-runtime"])
 def test_a_64_mib_log_of_distinct_records_costs_the_host_a_bounded_amount(tmp_path, source, status, because):
     folder = program(tmp_path / "flood_0001", "python", source)
+    (folder / "lambdas.py").write_text(LAMBDAS)
     workspace = tmp_path / "w.sqlite"
     code, wall, peak_mb = run_cli_measured(["trace", str(folder), "--format", "json", "--timeout", "120",
                                             "--workspace", str(workspace)], ROOT, tmp_path / "err.txt")
