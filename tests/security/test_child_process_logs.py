@@ -5,11 +5,15 @@ supervisor for the one-time ticket its parent's runtime put in its environment: 
 child's ticket (from /proc/<pid>/environ, racing the child's start) or makes one up shows as tampering;
 children run inside the same limits as the program, and only so many logs are kept.
 """
+import pytest
+
 from core import traces
-from tests.security.sandbox_attacks import needs_sandbox, program, trace
+from tests.security.sandbox_attacks import java_main, needs_sandbox, program, trace
+from tracers.java import TRACER as JAVA
 from tracers.trace_streams import MAX_LOGS
 
 pytestmark = needs_sandbox
+needs_java = pytest.mark.skipif(not JAVA.check().ok, reason="no JDK 17+ and ASM here")
 
 TAKE_THE_TICKET = """import os, socket, subprocess, sys, time
 child = subprocess.Popen([sys.executable, 'worker.py'])
@@ -63,3 +67,23 @@ def test_children_count_against_the_process_limit(tmp_path):
     run = trace(folder, "python", processes=16, wall_s=30)
     assert run.status == traces.LIMIT and "processes" in run.message, run.message
     assert "started all" not in run.stdout_tail
+
+
+@needs_java
+def test_a_java_childs_ticket_is_never_left_in_the_programs_builder(tmp_path):
+    """The agent puts the ticket in the ProcessBuilder's environment only while `start` runs, and takes it out
+    again on return and when `start` fails (a ticket left there would be the program's to use)."""
+    source = java_main("""        ProcessBuilder failing = new ProcessBuilder("java", "-version")
+                .directory(new File("/nowhere"));
+        try {
+            failing.start();
+        } catch (IOException error) {
+            System.out.println("failed: " + failing.environment().get("TRACEEVAL_KEY"));
+        }
+        ProcessBuilder started = new ProcessBuilder("java", "-version");
+        started.start().waitFor();
+        System.out.println("started: " + started.environment().get("TRACEEVAL_KEY"));""")
+    run = trace(program(tmp_path / "builder_0001", "java", source), "java")
+    assert run.status == traces.OK, run.message + run.stderr_tail
+    assert "failed: fd:" in run.stdout_tail and "started: fd:" in run.stdout_tail, run.stdout_tail  # as inherited
+    assert "ticket" not in run.stdout_tail

@@ -111,6 +111,18 @@ def test_node_fork_and_a_child_with_its_own_env_are_traced(tmp_path):
     assert shell and not shell[0].traced
 
 
+@needs_node
+def test_a_node_started_through_a_shell_gets_no_key_and_its_records_are_not_used(tmp_path):
+    """Only a child that runs node itself gets a ticket for its key: a shell could hand the ticket to anything."""
+    run = traced(tmp_path, "javascript", {
+        "main.js": "require('child_process').execSync('node leaf.js', { stdio: 'inherit' });\n",
+        "leaf.js": "function leaf() { return 1; }\nleaf();\n",
+    })
+    assert run.status == traces.OK, run.message + run.stderr_tail
+    assert ("leaf", "leaf.leaf") not in run.graph.edge_set
+    assert any("trace records of processes without a key were not used" in warning for warning in run.warnings)
+
+
 def test_a_run_keeps_its_children_in_json_and_in_the_workspace(tmp_path):
     child = ChildProcess(argv=("python3", "worker.py"), language="python", traced=True, exit_code=0,
                          edges=(("worker", "worker.work"),))
