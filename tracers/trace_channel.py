@@ -32,7 +32,6 @@ from tracers.trace_streams import StreamReader
 
 SANDBOX_FOLDER = "/traceeval-log"
 READ_BYTES = 65536
-POLL_S = 0.05
 MAX_REQUESTS = 1024  # key requests a run may make (one per traced child)
 REQUEST_BYTES = 256
 REQUEST_WAIT_S = 5.0  # a connection that sends no request in this time is closed
@@ -60,7 +59,7 @@ class TraceChannel:
         self.limited = ""
         self._requests = 0
         self._pending: dict[socket.socket, tuple[bytes, float]] = {}
-        self._stop = threading.Event()
+        self._stop, self._stopping = os.pipe()  # (written to by `finish`: the thread's select returns at once)
         self._thread: threading.Thread | None = None
         self._decoding = 0.0
         self._open = True
@@ -101,11 +100,13 @@ class TraceChannel:
         self._thread.start()
 
     def _serve(self, wake: Callable[[], None]) -> None:
-        while not self._stop.is_set() and not self.limited:
-            watched: list[Any] = [self._records, self._listener, *self._pending]
+        while not self.limited:
+            watched: list[Any] = [self._records, self._listener, self._stop, *self._pending]
             try:
-                ready, _, _ = select.select(watched, [], [], POLL_S)
+                ready, _, _ = select.select(watched, [], [], REQUEST_WAIT_S)
             except (OSError, ValueError):
+                break
+            if self._stop in ready:
                 break
             for source in ready:
                 if source == self._records:
@@ -177,7 +178,7 @@ class TraceChannel:
 
     def finish(self) -> TraceLog:
         """After the run's processes are gone: what is left in the pipe, then the log; everything closed."""
-        self._stop.set()
+        os.write(self._stopping, b"x")
         if self._thread is not None:
             self._thread.join(timeout=30)
         while not self.limited and self._read():
@@ -198,5 +199,6 @@ class TraceChannel:
         for connection in self._pending:
             connection.close()
         self._listener.close()
-        os.close(self._records)
+        for fd in (self._records, self._stop, self._stopping):
+            os.close(fd)
 
