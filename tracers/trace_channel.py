@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tracers.python_runtime.log import KEY_ENV, KEYS, LOG_ENV, RECORDS
 from tracers.sandbox_view import Identity
@@ -100,22 +99,25 @@ class TraceChannel:
         self._thread.start()
 
     def _serve(self, wake: Callable[[], None]) -> None:
+        watched = select.poll()  # (not select: the app may hold descriptors past FD_SETSIZE)
+        for fd in (self._records, self._listener.fileno(), self._stop):
+            watched.register(fd, select.POLLIN)
         while not self.limited:
-            watched: list[Any] = [self._records, self._listener, self._stop, *self._pending]
-            try:
-                ready, _, _ = select.select(watched, [], [], REQUEST_WAIT_S)
-            except (OSError, ValueError):
-                break
+            for connection in self._pending:
+                watched.register(connection, select.POLLIN)  # (registering again changes nothing)
+            ready = {fd for fd, _ in watched.poll(REQUEST_WAIT_S * 1000)}
             if self._stop in ready:
                 break
-            for source in ready:
-                if source == self._records:
-                    self._read()
-                elif source is self._listener:
-                    self._accept()
-                else:
-                    self._request(source)
-            self._expire()
+            if self._records in ready:
+                self._read()
+            if self._listener.fileno() in ready:
+                self._accept()
+            for connection in [c for c in self._pending if c.fileno() in ready]:
+                watched.unregister(connection)
+                self._request(connection)
+            for connection in self._expired():
+                watched.unregister(connection)
+                connection.close()
             if self.limited:
                 wake()
 
@@ -170,11 +172,13 @@ class TraceChannel:
             pass
         connection.close()
 
-    def _expire(self) -> None:
+    def _expired(self) -> list[socket.socket]:
+        """The connections that sent no request in time (no longer pending; the caller closes them)."""
         now = time.monotonic()
-        for connection in [c for c, (_, deadline) in self._pending.items() if deadline < now]:
+        expired = [connection for connection, (_, deadline) in self._pending.items() if deadline < now]
+        for connection in expired:
             del self._pending[connection]
-            connection.close()
+        return expired
 
     def finish(self) -> TraceLog:
         """After the run's processes are gone: what is left in the pipe, then the log; everything closed."""

@@ -119,12 +119,12 @@ def test_a_childs_ticket_gets_its_key_once(tmp_path):
 def test_a_connection_that_says_nothing_is_closed_and_the_log_goes_on(tmp_path, monkeypatch):
     monkeypatch.setattr("tracers.trace_channel.REQUEST_WAIT_S", 0.2)
     channel = OpenChannel(tmp_path)
-    silent = socket.socket(socket.AF_UNIX)
-    silent.connect(str(channel.channel.folder / runtime_log.KEYS))
-    log = channel.writer()
-    log.write(b'["E","a","b",1]')
-    silent.settimeout(5)
-    assert silent.recv(10) == b""  # closed by the channel
+    with socket.socket(socket.AF_UNIX) as silent:
+        silent.connect(str(channel.channel.folder / runtime_log.KEYS))
+        log = channel.writer()
+        log.write(b'["E","a","b",1]')
+        silent.settimeout(5)
+        assert silent.recv(10) == b""  # closed by the channel
     log.close()
     assert list(channel.finish().logs["0"].seen) == [("a", "b", 1)]
 
