@@ -194,9 +194,11 @@ class StreamReader:
 
 
 def _stream(stream: bytes) -> tuple[str | None, int | None]:
-    """(lineage, pid) of `LINEAGE@PID`, or Nones."""
-    lineage, at, pid = stream.partition(b"@")
-    if not at or not pid.isdigit() or len(pid) > 8 or not lineage:
+    """(lineage, pid) of `LINEAGE@PID` or `LINEAGE@PID/THREAD` (a JavaScript worker thread), or Nones."""
+    lineage, at, writer = stream.partition(b"@")
+    pid, slash, thread = writer.partition(b"/")
+    if not at or not pid.isdigit() or len(pid) > 8 or not lineage or (slash and not (
+            thread.isdigit() and len(thread) <= 8)):
         return None, None
     try:
         return lineage.decode("ascii"), int(pid)

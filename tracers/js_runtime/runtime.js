@@ -28,21 +28,25 @@
 // one line a record, each tagged with HMAC-SHA256 of this process's key. The key comes before the program
 // runs: from the supervisor's pipe (`fd:N`, the program's own process) or, for a traced child, from the
 // supervisor's socket for the one-time ticket its parent gave it (`ticket:T`, asked by a helper node
-// process, since Node cannot connect a socket synchronously). Both variables are removed from process.env.
+// process, since Node cannot connect a socket synchronously); a worker thread gets its process's key in
+// the environment its Worker is given (`hex:K`, a copy of this thread's: not the process's environment).
+// The variables are removed from process.env. A worker thread writes a stream of its own (`LINEAGE@PID/T`).
 function traceLog() {
   const fs = require('fs');
   const folder = process.env.TRACEEVAL_LOG;
   const lineage = process.env.TRACEEVAL_STREAM || '0';
   const keySpec = process.env.TRACEEVAL_KEY || '';
+  const thread = process.env.TRACEEVAL_THREAD ? `/${require('worker_threads').threadId}` : '';
   delete process.env.TRACEEVAL_STREAM;
   delete process.env.TRACEEVAL_KEY;
+  delete process.env.TRACEEVAL_THREAD;
   let fd = -1;
   if (folder) {
     try { fd = fs.openSync(`${folder}/records`, fs.constants.O_WRONLY); } catch (error) { fd = -1; }
   }
   const key = fd >= 0 ? logKey(keySpec, folder, lineage) : null;
   const mac = key ? hmacOf(key) : null;
-  const stream = `${lineage}@${process.pid}`;
+  const stream = `${lineage}@${process.pid}${thread}`;
   let seq = 0;
   let children = 0;
   let closed = false;
@@ -76,6 +80,12 @@ function traceLog() {
       closed = true;
       if (fd >= 0) try { fs.closeSync(fd); } catch (error) { /* gone already */ }
     },
+    isThread: thread !== '',
+    threadEnvironment() { // a worker thread's: this process's log, lineage and key
+      const env = { TRACEEVAL_LOG: folder || '', TRACEEVAL_STREAM: lineage, TRACEEVAL_THREAD: '1' };
+      if (key) env.TRACEEVAL_KEY = `hex:${key.toString('hex')}`;
+      return env;
+    },
     childEnvironment() { // a traced child's lineage and its one-time ticket
       children += 1;
       const component = `${process.pid}_${children}`;
@@ -93,7 +103,9 @@ function logKey(spec, folder, lineage) {
   const value = spec.slice(colon + 1);
   try {
     let text = '';
-    if (kind === 'fd') {
+    if (kind === 'hex') {
+      text = value;
+    } else if (kind === 'fd') {
       const descriptor = Number(value);
       const buffer = Buffer.alloc(128);
       text = buffer.toString('ascii', 0, fs.readSync(descriptor, buffer, 0, 128, null));
@@ -197,7 +209,7 @@ function hmacOf(key) {
   const root = process.env.TRACEEVAL_ROOT || process.cwd();
   const log = traceLog();
   const write = (record) => log.write([record]);
-  write(['P', 'javascript', process.pid, boundedArgv(process.argv)]);
+  if (!log.isThread) write(['P', 'javascript', process.pid, boundedArgv(process.argv)]);
 
   const stack = [];
   const counts = new Map(); // "caller\0callee\0line" -> calls
@@ -483,9 +495,29 @@ function hmacOf(key) {
   });
 
   traceChildProcesses(write, log);
+  traceWorkerThreads(log);
 
   Object.defineProperty(globalThis, '__te', { value: te, writable: false, configurable: false, enumerable: false });
 })();
+
+// Worker threads load this runtime too (NODE_OPTIONS): each gets its process's key through the environment
+// of a copy of its Worker's options (a Worker sharing this thread's environment, SHARE_ENV, gets none).
+function traceWorkerThreads(log) {
+  const threads = require('worker_threads');
+  const Original = threads.Worker;
+  if (typeof Original !== 'function') return;
+  threads.Worker = class Worker extends Original {
+    constructor(filename, options) {
+      let given = options;
+      const env = options && options.env;
+      if (env !== threads.SHARE_ENV) {
+        given = { ...(options || {}), env: { ...(env && typeof env === 'object' ? env : process.env),
+          ...log.threadEnvironment() } };
+      }
+      super(filename, given);
+    }
+  };
+}
 
 // Child processes: every program started through `child_process` is logged (`S`, pid and argv) with
 // how it ended (`Q`). A `node` child is traced as well: it inherits NODE_OPTIONS (`--require` this

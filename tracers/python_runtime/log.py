@@ -14,7 +14,8 @@ written with one `write` of at most PIPE_BUF bytes, so the lines of concurrent w
 - RECORD: a JSON array, one of the kinds of `tracers.trace_records`;
 - STREAM: `LINEAGE@PID`. LINEAGE is `0` for the program's own process and `PARENT.C` for a traced child
   a process of lineage PARENT started (C is `<its pid>_<count>`); PID is the writer's process id (a
-  forked process has a stream of its own in its parent's lineage);
+  forked process has a stream of its own in its parent's lineage, a JavaScript worker thread
+  `LINEAGE@PID/THREAD`);
 - SEQ: 0, 1, 2 ... per stream, so a line dropped, replayed or diverted from the pipe shows;
 - TAG: the first 16 bytes, in hex, of HMAC-SHA256(key(LINEAGE), "STREAM SEQ RECORD"), or `-` when the
   writer has no key. key(`0`) is the run's 32-byte key, which the supervisor hands the program's process
