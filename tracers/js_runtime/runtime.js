@@ -45,7 +45,7 @@ function traceLog() {
     try { fd = fs.openSync(`${folder}/records`, fs.constants.O_WRONLY); } catch (error) { fd = -1; }
   }
   const key = fd >= 0 ? logKey(keySpec, folder, lineage) : null;
-  const mac = key ? hmacOf(key) : null;
+  const tag = key ? tagOf(key) : null;
   const stream = `${lineage}@${process.pid}${thread}`;
   let seq = 0;
   let children = 0;
@@ -54,7 +54,7 @@ function traceLog() {
   function line(record) {
     const body = `${stream} ${seq++} ${JSON.stringify(record)}`;
     const bytes = Buffer.from(body, 'utf8');
-    const text = `${mac ? Buffer.from(mac(bytes)).toString('hex', 0, 16) : '-'} ${body}\n`;
+    const text = `${tag ? tag(bytes) : '-'} ${body}\n`;
     if (Buffer.byteLength(text, 'utf8') <= 4096) return text;
     seq--;
     return line(['W', `a trace record of ${bytes.length} bytes was left out (over 4096 bytes a line)`]);
@@ -90,7 +90,7 @@ function traceLog() {
       children += 1;
       const component = `${process.pid}_${children}`;
       const env = { TRACEEVAL_LOG: folder || '', TRACEEVAL_STREAM: `${lineage}.${component}` };
-      if (key) env.TRACEEVAL_KEY = `ticket:${Buffer.from(hmacOf(key)(Buffer.from(`ticket ${component}`))).toString('hex', 0, 16)}`;
+      if (key) env.TRACEEVAL_KEY = `ticket:${tagOf(key)(Buffer.from(`ticket ${component}`))}`;
       return env;
     },
   };
@@ -137,8 +137,9 @@ function boundedArgv(argv) {
   return kept;
 }
 
-// HMAC-SHA256 (RFC 2104) with one key, its pads compressed once: `mac(bytes)` gives the 32-byte digest.
-// SHA-256 is written out because loading `crypto` costs every traced program about 4 ms.
+// HMAC-SHA256 (RFC 2104) with one key, its pads compressed once: `tagOf(key)(bytes)` is the hex of the first 16
+// bytes of the digest. SHA-256 is written out because loading `crypto` costs every traced program about 4 ms; its
+// buffers are reused (a traced program's first records run in the interpreter, where allocations count).
 const SHA_K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -148,9 +149,11 @@ const SHA_K = new Int32Array([
   0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]);
-const SHA_START = new Int32Array([
-  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+const SHA_START = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 const SHA_W = new Int32Array(64);
+const SHA_H = new Int32Array(8);
+let shaData = new Uint8Array(4224); // a line (4096 bytes) and its padding
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 function shaBlock(h, bytes, at) {
   const w = SHA_W;
@@ -173,25 +176,22 @@ function shaBlock(h, bytes, at) {
   h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + k) | 0;
 }
 
-function shaAfterPad(state, message) { // SHA-256 of a 64-byte block already in `state`, then `message`
-  const h = Int32Array.from(state);
+function shaAfterPad(state, message) { // SHA-256 of a 64-byte block already in `state`, then `message`: in SHA_H
   const size = ((message.length + 9 + 63) >> 6) << 6;
-  const data = new Uint8Array(size);
+  if (shaData.length < size) shaData = new Uint8Array(size);
+  const data = shaData;
   data.set(message);
+  data.fill(0, message.length, size);
   data[message.length] = 0x80;
   const bits = (64 + message.length) * 8; // messages are far below 2^29 bytes
   data[size - 4] = bits >>> 24; data[size - 3] = bits >>> 16; data[size - 2] = bits >>> 8; data[size - 1] = bits;
-  for (let at = 0; at < size; at += 64) shaBlock(h, data, at);
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 8; i++) {
-    out[i * 4] = h[i] >>> 24; out[i * 4 + 1] = h[i] >>> 16; out[i * 4 + 2] = h[i] >>> 8; out[i * 4 + 3] = h[i];
-  }
-  return out;
+  SHA_H.set(state);
+  for (let at = 0; at < size; at += 64) shaBlock(SHA_H, data, at);
 }
 
-function hmacOf(key) {
-  const inner = Int32Array.from(SHA_START);
-  const outer = Int32Array.from(SHA_START);
+function tagOf(key) {
+  const inner = new Int32Array(SHA_START);
+  const outer = new Int32Array(SHA_START);
   const innerPad = new Uint8Array(64);
   const outerPad = new Uint8Array(64);
   for (let i = 0; i < 64; i++) {
@@ -201,7 +201,21 @@ function hmacOf(key) {
   }
   shaBlock(inner, innerPad, 0);
   shaBlock(outer, outerPad, 0);
-  return (message) => shaAfterPad(outer, shaAfterPad(inner, message));
+  const digest = new Uint8Array(32);
+  return (message) => {
+    shaAfterPad(inner, message);
+    for (let i = 0; i < 8; i++) {
+      const word = SHA_H[i];
+      digest[i * 4] = word >>> 24; digest[i * 4 + 1] = word >>> 16; digest[i * 4 + 2] = word >>> 8; digest[i * 4 + 3] = word;
+    }
+    shaAfterPad(outer, digest);
+    let hex = '';
+    for (let i = 0; i < 4; i++) {
+      const word = SHA_H[i];
+      hex += HEX[(word >>> 24) & 255] + HEX[(word >>> 16) & 255] + HEX[(word >>> 8) & 255] + HEX[word & 255];
+    }
+    return hex;
+  };
 }
 
 (function installTraceEvalRuntime() {
