@@ -35,15 +35,18 @@ final class ChildProcesses {
     private ChildProcesses() {
     }
 
-    /** This JVM's first record: who writes the log. */
+    /** A traced child JVM's first record: who writes the log (the program's own needs none). */
     static void writeProcess() {
+        if (!TraceLog.isChild()) {
+            return;
+        }
         List<String> argv = new ArrayList<>();
         ProcessHandle.Info info = ProcessHandle.current().info();
         argv.add(info.command().orElse("java"));
         for (String argument : info.arguments().orElse(new String[0])) {
             argv.add(argument);
         }
-        TraceRuntime.write("[\"P\",\"java\"," + ProcessHandle.current().pid() + "," + list(argv) + "]");
+        TraceRuntime.write("[\"P\",\"java\"," + TraceLog.pid() + "," + list(argv) + "]");
     }
 
     /** Log the programs `ProcessBuilder` starts: a hook in the system properties, called by `start`. */

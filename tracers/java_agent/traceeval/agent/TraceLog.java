@@ -49,7 +49,7 @@ final class TraceLog {
         }
         String given = System.getenv(STREAM_ENV);
         lineage = given == null || given.isEmpty() ? "0" : given;
-        stream = lineage + "@" + ProcessHandle.current().pid();
+        stream = lineage + "@" + pid();
         try {
             out = new FileOutputStream(folder + "/records", true);
         } catch (IOException error) {
@@ -60,6 +60,20 @@ final class TraceLog {
             inner = padded(key, 0x36);
             outer = padded(key, 0x5c);
         }
+    }
+
+    /** This process's id, from /proc/self (ProcessHandle costs a JVM some 10 ms to load). */
+    static long pid() {
+        try {
+            return Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName());
+        } catch (IOException | NumberFormatException error) {
+            return ProcessHandle.current().pid();
+        }
+    }
+
+    /** Whether this JVM is a traced child of the program (the program's own JVM is lineage 0). */
+    static boolean isChild() {
+        return !lineage.equals("0");
     }
 
     private static byte[] key(String spec, String folder) {
@@ -169,7 +183,7 @@ final class TraceLog {
             return env;
         }
         children++;
-        String component = ProcessHandle.current().pid() + "_" + children;
+        String component = pid() + "_" + children;
         env.put(LOG_ENV, folder);
         env.put(STREAM_ENV, lineage + "." + component);
         if (key != null) {
