@@ -3,7 +3,7 @@
 Runtimes (the code that runs inside the traced process) write JSON arrays, one per line, into the run's
 log pipe (`tracers.trace_channel`; the line format and its authentication: `python_runtime/log.py`):
 
-    ["P", language, pid, argv]           who writes this stream (the first record of every process)
+    ["P", language, pid, argv]           who writes this log (a traced child says so first)
     ["E", caller, callee, line]          an edge seen for the first time at this call-site line
                                          (written at once, so a killed run keeps it)
     ["C", caller, callee, line, count]   final call count for that (caller, callee, line)
