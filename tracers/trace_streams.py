@@ -25,7 +25,9 @@ MAX_STREAMS = 256  # writers (processes and their forks)
 MAX_LINES = 2_000_000  # lines a run may write; past it the run is stopped
 LINEAGE_DEPTH = 8  # children of children ...
 COMPONENT_CHARS = 24
+MAX_AHEAD = 4096  # numbers a stream may have seen past a missing one (threads writing out of order)
 FORGED = "lines that are not the tracer's (a wrong tag, or not in the log's format)"
+GAP = "records missing from a process's log (a gap in its numbering)"
 
 
 class StreamReader:
@@ -34,8 +36,8 @@ class StreamReader:
     def __init__(self, key: bytes):
         self._keys: dict[str, bytes | None] = {"0": key}  # lineage -> its key (None: not a valid lineage)
         self._macs: dict[str, Mac] = {}
-        self._next: dict[bytes, int] = {}  # stream -> its next sequence number
-        self._closed: set[bytes] = set()
+        self._numbers: dict[bytes, _Numbers] = {}  # stream -> the sequence numbers seen
+        self._closed: dict[bytes, int] = {}  # stream -> the number of its closing record
         self._starter: dict[str, bytes] = {}  # lineage -> the stream of its own process (the first to write)
         self._tickets: set[str] = set()
         self._tampering: Counter[str] = Counter()
@@ -92,23 +94,24 @@ class StreamReader:
             self._record(lineage, stream, record)
 
     def _in_sequence(self, stream: bytes, seq: int) -> bool:
-        """Whether the line comes next in its stream; a gap, a replay or a line after the closing record shows
-        tampering."""
-        expected = self._next.get(stream)
-        if expected is None:
-            if len(self._next) >= MAX_STREAMS:
+        """Whether the line's number is new in its stream. Threads of one process may write their lines out of
+        order (a number is taken, then written), so a gap shows only if it is never filled (`result`); a number
+        seen twice (a replay) or one past the closing record's shows tampering."""
+        numbers = self._numbers.get(stream)
+        if numbers is None:
+            if len(self._numbers) >= MAX_STREAMS:
                 self.limited = f"over {MAX_STREAMS} processes wrote to the trace log"
                 return False
-            expected = 0
-        if stream in self._closed:
+            numbers = self._numbers[stream] = _Numbers()
+        if seq > self._closed.get(stream, seq):
             self._tampering["records after a process's closing record"] += 1
             return False
-        if seq < expected:
+        if not numbers.add(seq):
             self._tampering["records written twice (replayed)"] += 1
             return False
-        if seq > expected:
-            self._tampering["records missing from a process's log (a gap in its numbering)"] += 1
-        self._next[stream] = seq + 1
+        if len(numbers.ahead) > MAX_AHEAD:
+            numbers.give_up()
+            self._tampering[GAP] += 1
         return True
 
     def _record(self, lineage: str, stream: bytes, record: bytes) -> None:
@@ -117,7 +120,7 @@ class StreamReader:
             return
         self._starter.setdefault(lineage, stream)  # the log's own process writes first; its forks after it
         if record == CLOSING:
-            self._closed.add(stream)
+            self._closed[stream] = self._numbers[stream].last
             log.closed = log.closed or self._starter.get(lineage) == stream
             return
         try:
@@ -188,9 +191,35 @@ class StreamReader:
         if self._left_out_logs:
             warnings.append(f"records of traced processes past the first {MAX_LOGS} were not used "
                             f"({self._left_out_logs:,} records)")
-        found = tuple(f"{count:,} {what}" for what, count in self._tampering.items())
+        self._tampering[GAP] += sum(bool(numbers.ahead) for numbers in self._numbers.values())
+        found = tuple(f"{count:,} {what}" for what, count in self._tampering.items() if count)
         return TraceLog(logs=dict(self._logs), found=found, warnings=tuple(warnings), totals=self.totals,
                         limited=self.limited)
+
+
+class _Numbers:
+    """The sequence numbers seen in one stream: all below `low`, and those above it in `ahead`."""
+
+    def __init__(self) -> None:
+        self.low = 0
+        self.ahead: set[int] = set()
+        self.last = -1
+
+    def add(self, seq: int) -> bool:
+        """False when `seq` was seen already."""
+        if seq < self.low or seq in self.ahead:
+            return False
+        self.last = max(self.last, seq)
+        self.ahead.add(seq)
+        while self.low in self.ahead:
+            self.ahead.remove(self.low)
+            self.low += 1
+        return True
+
+    def give_up(self) -> None:
+        """A gap that too many numbers passed: counted once, and the numbers go on from the last seen."""
+        self.low = self.last + 1
+        self.ahead.clear()
 
 
 def _stream(stream: bytes) -> tuple[str | None, int | None]:

@@ -16,7 +16,8 @@ written with one `write` of at most PIPE_BUF bytes, so the lines of concurrent w
   a process of lineage PARENT started (C is `<its pid>_<count>`); PID is the writer's process id (a
   forked process has a stream of its own in its parent's lineage, a JavaScript worker thread
   `LINEAGE@PID/THREAD`);
-- SEQ: 0, 1, 2 ... per stream, so a line dropped, replayed or diverted from the pipe shows;
+- SEQ: 0, 1, 2 ... per stream, so a line dropped, replayed or diverted from the pipe shows (lines of one
+  process's threads may arrive out of order);
 - TAG: the first 16 bytes, in hex, of HMAC-SHA256(key(LINEAGE), "STREAM SEQ RECORD"), or `-` when the
   writer has no key. key(`0`) is the run's 32-byte key, which the supervisor hands the program's process
   on a pipe read (and closed) before the program's code runs (`$TRACEEVAL_KEY=fd:N`);
@@ -76,8 +77,10 @@ def ticket(key: bytes, component: bytes) -> str:
 class LogWriter:
     """The log of one traced process: `write` one record (JSON bytes) per line, `close` with ["Z"].
 
-    Thread-safe (the sequence number and the write go together); after `os.fork` the child writes a
-    stream of its own. Write errors are swallowed: the supervisor sees what is missing."""
+    Thread-safe: a reentrant lock guards the sequence numbers and the lines made with them, not the
+    writes (a signal handler may trace a call while its thread is writing), so lines may reach the pipe
+    out of order, which the supervisor allows. After `os.fork` the child writes a stream of its own.
+    Write errors are swallowed: the supervisor sees what is missing."""
 
     def __init__(self, folder: str | None, key: bytes | None, lineage: str = "0"):
         self.fd = -1
@@ -102,7 +105,7 @@ class LogWriter:
         self.pid = os.getpid()
         self.stream = f"{self.lineage}@{self.pid}".encode()
         self.seq = 0
-        self.lock = _thread.allocate_lock()
+        self.lock = _thread.RLock()
 
     def _line(self, record: bytes) -> bytes:
         body = b"%s %d %s" % (self.stream, self.seq, record)
@@ -119,17 +122,17 @@ class LogWriter:
 
     def write_all(self, records) -> None:
         """Records in order, as few writes as fit PIPE_BUF (each write holds whole lines)."""
-        if self.fd < 0 or self.closed:
-            return
         with self.lock:
-            chunk = b""
-            for record in records:
-                line = self._line(record)
-                if len(chunk) + len(line) > PIPE_BUF:
-                    self._send(chunk)
-                    chunk = b""
-                chunk += line
-            self._send(chunk)
+            if self.fd < 0 or self.closed:
+                return
+            lines = [self._line(record) for record in records]
+        chunk = b""
+        for line in lines:
+            if len(chunk) + len(line) > PIPE_BUF:
+                self._send(chunk)
+                chunk = b""
+            chunk += line
+        self._send(chunk)
 
     def _send(self, data: bytes) -> None:
         if not data:
@@ -140,15 +143,14 @@ class LogWriter:
             pass
 
     def close(self) -> None:
-        """The closing record, then the descriptor closed (a forked child leaves its parent's open)."""
-        if self.fd < 0 or self.closed:
-            return
-        self.write(CLOSING)
-        self.closed = True
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        """The closing record: nothing is written after it. The descriptor stays open for a thread still
+        sending lines it made before (it closes on exec, or with the process)."""
+        with self.lock:
+            if self.fd < 0 or self.closed:
+                return
+            line = self._line(CLOSING)
+            self.closed = True
+        self._send(line)
 
     def child_environment(self) -> dict[str, str]:
         """What a traced child's environment needs: the log, its lineage and a ticket for its key."""
