@@ -20,13 +20,14 @@ EXCEPTION = "exception"  # an uncaught exception ended the program
 TIMEOUT = "timeout"  # wall-clock or CPU time limit reached; the process tree was killed
 LIMIT = "limit"  # memory, file size, process count or output limit reached; killed
 KILLED = "killed"  # ended by a signal for another reason
+UNTRUSTED = "untrusted"  # the trace log shows tampering (forged, missing or replayed records, a cut log)
 COMPILE_ERROR = "compile_error"  # syntax or compile errors: the program never ran
 NO_ENTRY_POINT = "no_entry_point"  # nothing to run
 TOOLCHAIN_MISSING = "toolchain_missing"  # Node, a JDK or the sandbox is not available
 TRACER_ERROR = "tracer_error"  # the tracer itself failed (a bug: please report it)
-STATUSES = (OK, EXIT_CODE, EXCEPTION, TIMEOUT, LIMIT, KILLED, COMPILE_ERROR, NO_ENTRY_POINT,
+STATUSES = (OK, EXIT_CODE, EXCEPTION, TIMEOUT, LIMIT, KILLED, UNTRUSTED, COMPILE_ERROR, NO_ENTRY_POINT,
             TOOLCHAIN_MISSING, TRACER_ERROR)
-RAN = frozenset({OK, EXIT_CODE, EXCEPTION, TIMEOUT, LIMIT, KILLED})  # the program started
+RAN = frozenset({OK, EXIT_CODE, EXCEPTION, TIMEOUT, LIMIT, KILLED, UNTRUSTED})  # the program started
 
 
 @dataclass(frozen=True)

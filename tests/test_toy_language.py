@@ -139,7 +139,9 @@ MODULES = {
         )
     ''',
     "interpreter.py": f'''
-        """Runs a toy program and writes the trace log (tracers/tracelog.py): `interpreter.py FOLDER ENTRY`."""
+        """Runs a toy program and writes the trace log (tracers/trace_records.py) with the runtime's writer
+        (tracers/python_runtime/log.py): `interpreter.py FOLDER ENTRY LOG_PY`."""
+        import importlib.util
         import json
         import os
         import sys
@@ -149,40 +151,46 @@ MODULES = {
         from {PACKAGE}.syntax import module_name, parse  # noqa: E402
 
 
-        def main(folder, entry):
+        def main(folder, entry, log_py):
+            spec = importlib.util.spec_from_file_location("traceeval_log", log_py)
+            writer = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(writer)
+            log = writer.open_log(os.environ)  # before anything of the program runs
             functions = {{}}
             for path in sorted(Path(folder).rglob("*.toy")):
                 relative = path.relative_to(folder).as_posix()
                 for function in parse(relative, path.read_text(encoding="utf-8"))[0]:
                     functions[function.name] = function
             counts = {{}}
-            with open(os.environ["TRACEEVAL_LOG"], "a", encoding="utf-8") as log:
-                def run(function, depth=0):
-                    module = function.name if "." not in function.name else function.name.rsplit(".", 1)[0]
-                    for target, line in function.calls:
-                        callee = functions.get(target if "." in target else f"{{module}}.{{target}}")
-                        if callee is None:
-                            raise NameError(f"no function {{target}} (line {{line}})")
-                        site = (function.name, callee.name, line)
-                        if site not in counts:
-                            log.write(json.dumps(["E", *site]) + "\\n")
-                            log.flush()
-                        counts[site] = counts.get(site, 0) + 1
-                        if depth < 50:
-                            run(callee, depth + 1)
-                try:
-                    run(functions[module_name(entry)])
-                except NameError as error:
-                    log.write(json.dumps(["X", f"NameError: {{error}}"]) + "\\n")
-                    return 1
-                finally:
-                    for site, count in counts.items():
-                        log.write(json.dumps(["C", *site, count]) + "\\n")
+
+            def record(*fields):
+                log.write(json.dumps(fields).encode())
+
+            def run(function, depth=0):
+                module = function.name if "." not in function.name else function.name.rsplit(".", 1)[0]
+                for target, line in function.calls:
+                    callee = functions.get(target if "." in target else f"{{module}}.{{target}}")
+                    if callee is None:
+                        raise NameError(f"no function {{target}} (line {{line}})")
+                    site = (function.name, callee.name, line)
+                    if site not in counts:
+                        record("E", *site)
+                    counts[site] = counts.get(site, 0) + 1
+                    if depth < 50:
+                        run(callee, depth + 1)
+            try:
+                run(functions[module_name(entry)])
+            except NameError as error:
+                record("X", f"NameError: {{error}}")
+                return 1
+            finally:
+                log.write_all([json.dumps(["C", *site, count]).encode() for site, count in counts.items()])
+                log.close()
             return 0
 
 
         if __name__ == "__main__":
-            sys.exit(main(sys.argv[1], sys.argv[2]))
+            sys.exit(main(*sys.argv[1:4]))
     ''',
     "tracer.py": '''
         """The toy tracer: the interpreter run in the sandbox, its log read like every runtime's."""
@@ -195,11 +203,13 @@ MODULES = {
         from core.symbols import extract_symbols
         from tracers import tracelog
         from tracers.base import ToolchainStatus, TraceOptions
+        from tracers.python_runtime import RUNTIME_DIR
         from tracers.run_folder import run_folder
         from tracers.sandbox import run_sandboxed
         from tracers.sandbox_view import install_root
 
         INTERPRETER = Path(__file__).with_name("interpreter.py")
+        LOG_WRITER = Path(RUNTIME_DIR) / "log.py"
 
 
         class ToyTracer:
@@ -221,16 +231,14 @@ MODULES = {
                                                 "no main.toy to run", nodes=table.nodes, timings=timings)
                 clock = time.perf_counter()
                 with run_folder(instance.root) as folder:
-                    log = folder.private / "trace.jsonl"
-                    argv = [sys.executable, "-I", "-B", str(INTERPRETER), str(folder.program), instance.entry_point]
-                    result = run_sandboxed(argv, folder, read_only=[*install_root(sys.executable), INTERPRETER.parent],
-                                           handed={tracelog.LOG_ENV: log}, limits=options.limits,
-                                           cancel=options.cancel)
-                    raw = tracelog.read_log(log, options.limits)
+                    argv = [sys.executable, "-I", "-B", str(INTERPRETER), str(folder.program), instance.entry_point,
+                            str(LOG_WRITER)]
+                    result = run_sandboxed(argv, folder, limits=options.limits, cancel=options.cancel, trace_log=True,
+                                           read_only=[*install_root(sys.executable), INTERPRETER.parent, LOG_WRITER])
                 timings["run"] = time.perf_counter() - clock
                 run = tracelog.build_run(
                     instance_key=instance.key, language="toy", tracer=self.name, version=self.version,
-                    started_at=started_at, nodes=table.nodes, raw=raw, result=result, limits=options.limits,
+                    started_at=started_at, nodes=table.nodes, result=result, limits=options.limits,
                     name_of=lambda frame: frame if frame in table.by_name else None, keep_self_edges=False,
                     timings=timings, warnings=folder.notes)
                 return replace(run, duration_s=sum(timings.values()), timings=timings)

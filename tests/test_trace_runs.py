@@ -1,6 +1,9 @@
 """TraceRun as plain data: JSON round trip, combining repeated runs, keeping runs in the workspace."""
+import pytest
+
 from core import traces
 from core.dataset.workspace import Workspace
+from core.errors import UsageError
 from core.records import Node
 from core.traces import EdgeEvidence, TraceRun, UnresolvedFrame, combine_runs
 
@@ -33,9 +36,9 @@ def test_combined_runs_mark_edges_seen_in_only_some_runs_and_take_the_worst_stat
 
 def test_runs_are_kept_not_overwritten_and_the_latest_is_found(tmp_path):
     with Workspace(tmp_path / "w.sqlite") as ws:
-        first = ws.store_run(make_run([]), batch="b1")
-        second = ws.store_run(make_run([EdgeEvidence("main", "main.f")]), batch="b2")
-        other = ws.store_run(make_run([], key="python/other_0001"), batch="b1")
+        first = ws.store_run(make_run([]), batch="b1").id
+        second = ws.store_run(make_run([EdgeEvidence("main", "main.f")]), batch="b2").id
+        other = ws.store_run(make_run([], key="python/other_0001"), batch="b1").id
         assert [r.id for r in ws.run_rows("python/demo_0001")] == [second, first]
         assert ws.run(first).edges == () and len(ws.run(second).edges) == 1
         assert set(ws.latest_runs()) == {"python/demo_0001", "python/other_0001"}
@@ -43,3 +46,20 @@ def test_runs_are_kept_not_overwritten_and_the_latest_is_found(tmp_path):
         assert len(ws.latest_runs(batch="b1")["python/demo_0001"].edges) == 0
         assert ws.traced_keys("b1") == {"python/demo_0001", "python/other_0001"}
         assert ws.run(other + 100) is None
+
+
+def test_the_workspace_keeps_the_newest_runs_of_a_program_and_says_what_it_removed(tmp_path, monkeypatch):
+    with Workspace(tmp_path / "w.sqlite") as ws:
+        ids = [ws.store_run(make_run([]), keep=3).id for _ in range(3)]
+        other = ws.store_run(make_run([], key="python/other_0001"), keep=3)
+        fourth = ws.store_run(make_run([]), keep=3)
+        assert (fourth.pruned, fourth.kept) == (1, 3)
+        assert fourth.pruned_note("python/demo_0001") == (
+            "python/demo_0001: removed the 1 oldest run(s), keeping the newest 3 (--keep-runs, $TRACEEVAL_KEEP_RUNS)")
+        assert [r.id for r in ws.run_rows("python/demo_0001")] == [fourth.id, ids[2], ids[1]]
+        assert [r.id for r in ws.run_rows("python/other_0001")] == [other.id]  # another program's are its own
+        monkeypatch.setenv("TRACEEVAL_KEEP_RUNS", "1")
+        assert ws.store_run(make_run([])).pruned == 3 and len(ws.run_rows("python/demo_0001")) == 1
+        monkeypatch.setenv("TRACEEVAL_KEEP_RUNS", "lots")
+        with pytest.raises(UsageError, match=r"\$TRACEEVAL_KEEP_RUNS must be a whole number of at least 1, got 'lots'"):
+            ws.store_run(make_run([]))

@@ -52,11 +52,10 @@ from tracers.java_plan import build_plan
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, run_sandboxed
 from tracers.sandbox_view import install_root
-from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
+from tracers.tracelog import build_run, log_of, now_iso, stopped_run
 
 MAIN_SIGNATURE = ":main(java.lang.String[])"
 TOOL_OPTIONS_ENV = "JAVA_TOOL_OPTIONS"
-TOP_PROPERTY = "-Dtraceeval.top=true"  # the program's own JVM: it writes the handed log, children their own
 ACC_PUBLIC_STATIC = 0x0001 | 0x0008
 COMPILE_TIMEOUT_S = 60.0
 
@@ -155,30 +154,25 @@ class JavaTracer:
             if entry is None or not _is_public_static_main(compiled.classes, entry):
                 return early(traces.NO_ENTRY_POINT, f"{main_class} has no public static void main(String[])")
             (out / "plan.tsv").write_text(plan.text(), encoding="utf-8")
-            log = folder.private / "trace.log"
             tool_options = tool_options_for(options.limits, agent, out / "plan.tsv")
-            argv = [str(jdk.java), *jvm_options(options.limits), TOP_PROPERTY, "-cp", str(classes),
+            argv = [str(jdk.java), *jvm_options(options.limits), "-cp", str(classes),
                     entry.replace("/", ".")]
             clock_phase = time.monotonic()
             toolchain = [*install_root(jdk.java), agent, *java_toolchain.asm_jars(), out]
             result = run_sandboxed(argv, folder, env={TOOL_OPTIONS_ENV: tool_options}, read_only=toolchain,
-                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
-                                   child_logs=folder.children)
+                                   limits=options.limits, cancel=options.cancel, trace_log=True)
             result = replace(result, stderr=without_tool_options_note(result.stderr, tool_options))
             timings["run"] = time.monotonic() - clock_phase
-            parent = read_log(log, options.limits)
-            children = child_processes.read_child_logs(folder.children, options.limits)
 
         def name_of(frame: str) -> str | None:
             index = int(frame) if frame.isdigit() else -1
             return nodes[index].name if 0 <= index < len(nodes) else None
 
         run = build_run(instance_key=instance.key, language=self.language, tracer=self.name,
-                        version=self.version, started_at=started_at, nodes=nodes,
-                        raw=child_processes.merged(parent, children), result=result, limits=options.limits,
-                        name_of=name_of, keep_self_edges=True, timings=timings,
+                        version=self.version, started_at=started_at, nodes=nodes, result=result,
+                        limits=options.limits, name_of=name_of, keep_self_edges=True, timings=timings,
                         warnings=[*folder.notes, *level_note, *plan.warnings])
-        return replace(run, children=child_processes.child_facts(parent, children, name_of, keep_self_edges=True))
+        return replace(run, children=child_processes.child_facts(log_of(result), name_of, keep_self_edges=True))
 
 
 def tool_options_for(limits: Limits, agent: Path, plan: Path) -> str:

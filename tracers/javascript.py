@@ -9,7 +9,7 @@
 4. The runtime keeps a shadow stack: the caller of a call is the nearest program frame below
    the callee (built-ins such as `map`, `sort` or `EventEmitter.emit` have no frame), and a
    module's top-level code is the module node (loading a module is not an edge). It writes
-   the trace log (`tracers.tracelog`), from which `build_run` makes the `TraceRun`;
+   the trace log (`tracers.trace_records`), from which `build_run` makes the `TraceRun`;
    self-edges are dropped. CommonJS files are compiled by the runtime before the program
    starts, so early errors tree-sitter accepts are COMPILE_ERROR too.
 
@@ -66,7 +66,7 @@ from tracers.js_instrument import Span, instrument
 from tracers.run_folder import run_folder
 from tracers.sandbox import Limits, run_sandboxed
 from tracers.sandbox_view import install_root
-from tracers.tracelog import LOG_ENV, build_run, now_iso, read_log, stopped_run
+from tracers.tracelog import build_run, log_of, now_iso, stopped_run
 
 RUNTIME = Path(__file__).with_name("js_runtime") / "runtime.js"
 MINIMUM_NODE = 18
@@ -125,19 +125,16 @@ class JavaScriptTracer:
             clock_instrument = time.monotonic()
             warnings = folder.notes + write_instrumented(copy, files, table)
             timings["instrument"] = time.monotonic() - clock_instrument
-            log = folder.private / "trace.jsonl"
             argv = [node, f"--max-old-space-size={heap_mb(options.limits)}", "--require", str(RUNTIME),
                     entry]
             env = {ROOT_ENV: str(copy),
                    CJS_ENV: "\n".join(str(copy / path) for path in commonjs_files(instance.root, files)),
                    NODE_OPTIONS_ENV: node_options(options.limits)}
             result = run_sandboxed(argv, folder, env=env, read_only=[*install_root(node), RUNTIME.parent],
-                                   handed={LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
-                                   child_logs=folder.children)
+                                   limits=options.limits, cancel=options.cancel, trace_log=True)
             timings["run"] = result.duration_s
-            parent = read_log(log, options.limits)
-            children = child_processes.read_child_logs(folder.children, options.limits)
-        compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in parent.warnings if w.startswith(COMPILE_ERROR_MARK)]
+        log = log_of(result)
+        compile_errors = [w[len(COMPILE_ERROR_MARK):] for w in log.top.warnings if w.startswith(COMPILE_ERROR_MARK)]
         if compile_errors:
             return stopped(traces.COMPILE_ERROR, located(compile_errors[0], result.stderr, copy))
         known = set(table.by_name)
@@ -146,10 +143,10 @@ class JavaScriptTracer:
             return frame if frame in known else None
 
         run = build_run(instance_key=instance.key, language=self.language, tracer=self.name,
-                        version=self.version, started_at=started_at, nodes=table.nodes,
-                        raw=child_processes.merged(parent, children), result=result, limits=options.limits,
-                        name_of=name_of, keep_self_edges=False, timings=timings, warnings=warnings)
-        return replace(run, children=child_processes.child_facts(parent, children, name_of, keep_self_edges=False))
+                        version=self.version, started_at=started_at, nodes=table.nodes, result=result,
+                        limits=options.limits, name_of=name_of, keep_self_edges=False, timings=timings,
+                        warnings=warnings)
+        return replace(run, children=child_processes.child_facts(log, name_of, keep_self_edges=False))
 
 
 def write_instrumented(copy: Path, files: dict[str, str], table: SymbolTable) -> list[str]:

@@ -2,8 +2,9 @@
 
 How a run goes: every program file is compiled here first (a syntax error anywhere is
 COMPILE_ERROR and nothing runs); the program is copied, and `<python> -I -B python_runtime/run.py`
-runs it in the sandbox with the log in `<tmp>/out` (`<python>` is this interpreter, or python3 in
-the packaged app: `python_interpreter`); the log's raw frame ids are named afterwards, here, by the
+runs it in the sandbox, its trace log read as it runs (`tracers.trace_channel`; `<python>` is this
+interpreter, or python3 in the packaged app: `python_interpreter`); the log's raw frame ids are named
+afterwards, here, by the
 spans of `core.symbols.extract_symbols` (`python_frames`), and `tracelog.build_run` makes the
 `TraceRun`.
 
@@ -77,7 +78,6 @@ BACKEND_TEXT = {
     "python": "pure-Python fallback (sys.setprofile; 3.12+ has sys.monitoring, or build the C extension with "
               "`pip install -e .`)",
 }
-LOG_NAME = "trace.jsonl"
 
 
 def c_backend_available() -> bool:
@@ -138,23 +138,18 @@ class PythonTracer:
             return tracelog.stopped_run(self, instance.key, started_at, *stopped, nodes=table.nodes, timings=timings)
         clock = time.perf_counter()
         with run_folder(instance.root) as folder:
-            log = folder.private / LOG_NAME
             argv = [interpreter.path, "-I", "-B", RUN_SCRIPT, str(folder.program), instance.entry_point,
                     self.backend_for(interpreter)]
             result = run_sandboxed(argv, folder, read_only=[*install_root(interpreter.path), Path(RUNTIME_DIR)],
-                                   handed={tracelog.LOG_ENV: log}, limits=options.limits, cancel=options.cancel,
-                                   child_logs=folder.children)
-            parent = tracelog.read_log(log, options.limits)
-            children = child_processes.read_child_logs(folder.children, options.limits)
+                                   limits=options.limits, cancel=options.cancel, trace_log=True)
         timings["run"] = time.perf_counter() - clock
         clock = time.perf_counter()
         names = FrameNames(table, sources)
         run = tracelog.build_run(
             instance_key=instance.key, language="python", tracer=self.name, version=self.version,
-            started_at=started_at, nodes=table.nodes, raw=child_processes.merged(parent, children), result=result,
-            limits=options.limits, name_of=names.name_of, keep_self_edges=False, timings=timings,
-            warnings=folder.notes)
-        facts = child_processes.child_facts(parent, children, names.name_of, keep_self_edges=False)
+            started_at=started_at, nodes=table.nodes, result=result, limits=options.limits, name_of=names.name_of,
+            keep_self_edges=False, timings=timings, warnings=folder.notes)
+        facts = child_processes.child_facts(tracelog.log_of(result), names.name_of, keep_self_edges=False)
         timings["map"] = time.perf_counter() - clock
         return replace(run, duration_s=sum(timings.values()), timings=timings, children=facts)
 

@@ -15,7 +15,8 @@ Columns in raw ids are UTF-8 byte offsets (as in `co_positions`); spans count ch
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 
 from core.records import Node
 from core.symbols import SymbolTable
@@ -27,10 +28,11 @@ class FrameNames:
     def __init__(self, table: SymbolTable, sources: Mapping[str, str]) -> None:
         self._sources = sources
         self._lines: dict[str, list[str]] = {}
-        self._nodes: dict[str, list[Node]] = {}
+        nodes: dict[str, list[Node]] = {}
         for node in table.nodes:
             for definition in table.definitions(node.name):
-                self._nodes.setdefault(definition.file, []).append(definition)
+                nodes.setdefault(definition.file, []).append(definition)
+        self._files = {path: _FileSpans(found) for path, found in nodes.items()}
         self._names: dict[str, str | None] = {}
 
     def name_of(self, raw: str) -> str | None:
@@ -46,19 +48,21 @@ class FrameNames:
             numbers = [int(part) for part in extra.split(".")] if extra else []
         except ValueError:
             return None
-        nodes = self._nodes.get(relpath, [])
+        spans = self._files.get(relpath)
+        if spans is None:
+            return None
         if kind == "M":
-            return next((n for n in nodes if n.kind == "module"), None)
+            return spans.module
         if kind == "F":
-            return _function(nodes, line, qualname.rpartition(".")[2])
+            return _function(spans.starting_on(line), qualname.rpartition(".")[2])
         if kind == "L" and len(numbers) == 3:
-            inside = _containing(nodes, self._point(relpath, numbers[0], numbers[1]))
+            inside = spans.around(self._point(relpath, numbers[0], numbers[1]))
             lambdas = [n for n in inside if n.kind == "lambda"]
             return lambdas[numbers[2]] if numbers[2] < len(lambdas) else None
         if kind == "T" and len(numbers) == 2:
-            return _enclosing(nodes, self._point(relpath, numbers[0], numbers[1]), qualname)
+            return _enclosing(spans.around(self._point(relpath, numbers[0], numbers[1])), qualname)
         if kind == "C":
-            return _enclosing(nodes, (line, 0), qualname)
+            return _enclosing(spans.around((line, 0)), qualname)
         return None
 
     def _point(self, relpath: str, line: int, end_byte: int) -> Point:
@@ -71,21 +75,60 @@ class FrameNames:
         return line, max(column - 1, 0)
 
 
-def _function(nodes: list[Node], line: int, short: str) -> Node | None:
-    found = [n for n in nodes if n.kind not in ("module", "lambda") and n.start_line == line]
+class _FileSpans:
+    """One file's nodes, indexed so that naming a frame costs the same however many nodes the file has (a log
+    may name thousands of frames): by first line, and as the tree of their nested spans."""
+
+    def __init__(self, nodes: Sequence[Node]):
+        self.module = next((n for n in nodes if n.kind == "module"), None)
+        self._place = {id(node): place for place, node in enumerate(nodes)}
+        self._by_line: dict[int, list[Node]] = {}
+        for node in nodes:
+            self._by_line.setdefault(node.start_line, []).append(node)
+        self._order = sorted(nodes, key=lambda n: (_start(n), (-n.end_line, -n.end_col)))  # outer first
+        self._starts = [_start(n) for n in self._order]
+        self._parent: list[int] = []  # index in _order of the node around each one, -1 for none
+        around: list[int] = []
+        for index, node in enumerate(self._order):
+            while around and not _start(node) < _end(self._order[around[-1]]):
+                around.pop()
+            self._parent.append(around[-1] if around else -1)
+            around.append(index)
+
+    def starting_on(self, line: int) -> list[Node]:
+        return self._by_line.get(line, [])
+
+    def around(self, point: Point) -> list[Node]:
+        """Nodes whose span holds `point`, the latest start first (nodes starting together in the table's order):
+        the last node starting at or before it, then up the tree to the first that holds it, and all those around
+        that (spans of a file nest)."""
+        index = bisect_right(self._starts, point) - 1
+        while index >= 0 and not point < _end(self._order[index]):
+            index = self._parent[index]
+        found = []
+        while index >= 0:
+            found.append(self._order[index])
+            index = self._parent[index]
+        found.sort(key=lambda node: self._place[id(node)])
+        return sorted(found, key=_start, reverse=True)
+
+
+def _start(node: Node) -> Point:
+    return node.start_line, node.start_col
+
+
+def _end(node: Node) -> Point:
+    return node.end_line, node.end_col
+
+
+def _function(found: list[Node], short: str) -> Node | None:
+    found = [n for n in found if n.kind not in ("module", "lambda")]
     named = [n for n in found if n.name.rpartition(".")[2] == short]
     return next(iter(named or found), None)
 
 
-def _containing(nodes: list[Node], point: Point) -> list[Node]:
-    """Nodes whose span holds `point`, innermost first."""
-    inside = [n for n in nodes if (n.start_line, n.start_col) <= point < (n.end_line, n.end_col)]
-    return sorted(inside, key=lambda n: (n.start_line, n.start_col), reverse=True)
-
-
-def _enclosing(nodes: list[Node], point: Point, qualname: str) -> Node | None:
+def _enclosing(inside: list[Node], qualname: str) -> Node | None:
     scope, locals_marker, _ = qualname.rpartition(".<locals>")
-    inside = _containing(nodes, point)
     if not locals_marker:
         wanted = [n for n in inside if n.kind == "module"]
     elif scope.endswith("<lambda>"):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from time import monotonic
 
-from core.dataset.workspace import Workspace
+from core.dataset.workspace import Workspace, runs_kept
 from tracers import trace_instance
 from tracers.base import TraceOptions
 from tracers.program_pool import each_result
@@ -28,6 +28,9 @@ class RetraceReport:
     cancelled: bool = False
     seconds: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
+    kept: int = 0  # runs kept per program
+    pruned: int = 0  # older runs removed to keep them
+    pruned_programs: int = 0
 
     @property
     def per_second(self) -> float:
@@ -36,11 +39,13 @@ class RetraceReport:
 
 def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, runs: int = 1,
             options: TraceOptions | None = None, progress: Progress | None = None,
-            cancel: threading.Event | None = None) -> RetraceReport:
-    """Trace every key not yet traced in `batch`; store each run in `ws` as it finishes."""
+            cancel: threading.Event | None = None, keep: int | None = None) -> RetraceReport:
+    """Trace every key not yet traced in `batch`; store each run in `ws` as it finishes (keeping the newest `keep`
+    of each program, `runs_kept()` by default: the report counts what was removed)."""
     done = ws.traced_keys(batch)
     todo = [key for key in keys if key not in done]
-    report = RetraceReport(batch=batch, selected=len(keys), skipped=len(keys) - len(todo))
+    report = RetraceReport(batch=batch, selected=len(keys), skipped=len(keys) - len(todo),
+                           kept=runs_kept() if keep is None else keep)
     started = monotonic()
     total = len(todo)
     if progress:
@@ -48,7 +53,9 @@ def retrace(ws: Workspace, keys: Sequence[str], *, batch: str, jobs: int = 2, ru
     with prestarting():  # each worker's next sandbox launcher joins its cgroups while the current run goes on
         for _key, run in each_result(ws, todo, lambda instance: trace_instance(instance, options, runs), jobs=jobs,
                                      cancel=cancel, name="retrace"):
-            ws.store_run(run, batch=batch)
+            stored = ws.store_run(run, batch=batch, keep=report.kept)
+            report.pruned += stored.pruned
+            report.pruned_programs += stored.pruned > 0
             report.traced += 1
             report.statuses[run.status] = report.statuses.get(run.status, 0) + 1
             if progress:

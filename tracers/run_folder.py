@@ -4,9 +4,9 @@
         program/   the copy of the program folder: what the sandbox shows, read-only, and copies
                    into the program's own size-limited folder before the program starts
         out/       the tracer's inputs for the run (Java's classes and plan), read-only inside
-        private/   never shown to the program: the trace log, opened here by the parent and
-                   handed to the program as an inherited descriptor it cannot replace
-        children/  the logs of traced child processes, written by the program (`child_processes`)
+        private/   never shown to the program: a file it writes for us (a static analyzer's output),
+                   opened here by the parent and handed to it as an inherited descriptor it cannot replace
+        log/       the run's trace log pipe and key socket (`trace_channel`), shown read-only: no file
 
 Copying never follows a link out of the program folder, never opens a FIFO, device or socket,
 leaves out files past a size bound and stops at a file-count bound; each refusal is a one-line
@@ -50,11 +50,6 @@ class RunFolder:
     @property
     def private(self) -> Path:
         return self.base / "private"
-
-    @property
-    def children(self) -> Path:
-        """Made by `run_sandboxed(child_logs=...)`: where traced child processes write their logs."""
-        return self.base / "children"
 
 
 @contextmanager

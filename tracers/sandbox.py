@@ -9,8 +9,11 @@ One runner for every tracer. The program runs on the safe copy of its folder (`r
   empty stdin, stdout/stderr drained concurrently (head and tail kept, killed past a cap);
 - a wall-clock timeout, after which (or at once, on the caller's cancel event) the whole
   process tree is killed.
-A file the program must write for us (the trace log) lives in a folder it cannot see and is
-handed over as an inherited descriptor, so it cannot be replaced by a FIFO or a link.
+The trace log is no file: every traced process of the run writes its records to a pipe the
+supervisor reads as they come, within a byte budget (`trace_channel`), so nothing the program
+writes for us reaches the host's disk. A file the program must write for us otherwise (a static
+analyzer's output: `handed`) lives in a folder it cannot see and is handed over as an inherited
+descriptor, so it cannot be replaced by a FIFO or a link; its size is the file-size limit's.
 
 What a machine cannot provide (no bubblewrap, no cgroup) is a *weakness*: runs refuse to start
 unless the user allowed it in `$TRACEEVAL_SANDBOX_ALLOW` (names, or `all`), and a run that went
@@ -29,16 +32,19 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from tracers import child_log_folder, sandbox_launch
+from tracers import sandbox_launch
 from tracers.run_folder import RunFolder
 from tracers.sandbox_cgroups import RunCgroups
 from tracers.sandbox_view import Identity, build_view, drop_to, sandbox_identity
 from tracers.sandbox_wait import ExitWatch
 from tracers.seccomp_filter import SeccompUnavailable, filter_fd, filter_program
+from tracers.trace_channel import TraceChannel
+from tracers.trace_records import TraceLog
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 ALLOW_ENV = "TRACEEVAL_SANDBOX_ALLOW"
 CANCEL_CHECK_S = 0.01  # how soon a set cancel event is seen
+TASK_WATCH_S = 0.05  # how often the run's tasks are counted when only RLIMIT_NPROC bounds them
 # The properties a machine may lack, and what each one means for a run.
 WEAKNESSES = {
     "isolation": "the program sees the host's files and network (bubblewrap cannot run here)",
@@ -62,6 +68,8 @@ class Limits:
     tmp_mb: int = 256  # the private /tmp (tmpfs, inside the memory limit)
     shm_mb: int = 64  # the private /dev/shm
     write_mb: int = 256  # what the program may add to its own folder, all files together
+    log_mb: int = 64  # trace records, all the run's processes together (read from a pipe, never on disk)
+    decode_s: float = 30.0  # CPU seconds the host may spend checking and decoding them
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,7 @@ class SandboxResult:
     cancelled: bool = False  # the caller's cancel event stopped it (the tree was killed: see `signal`)
     memory_limited: bool = False
     refused: str = ""  # why the run did not start: a weakness the user did not allow
-    child_logs_limited: str = ""  # why the child-process log folder stopped the run ('' when it did not)
+    trace_log: TraceLog | None = None  # what the run's trace log held (`run_sandboxed(trace_log=True)`)
 
     @property
     def limit_reason(self) -> str | None:
@@ -89,8 +97,8 @@ class SandboxResult:
             return "memory limit"
         if self.output_limited:
             return "output size limit"
-        if self.child_logs_limited:
-            return "child log limit"
+        if self.trace_log is not None and self.trace_log.limited:
+            return "trace log limit"
         if self.timed_out:
             return "wall-clock time limit"
         if self.signal == signal.SIGXCPU:
@@ -159,7 +167,7 @@ def scrubbed_environment(extra: Mapping[str, str], home: Path) -> dict[str, str]
 def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, str] = {},
                   read_only: Sequence[Path] = (), handed: Mapping[str, Path] = {},
                   limits: Limits = Limits(), cancel: threading.Event | None = None,
-                  allowed: set[str] | None = None, child_logs: Path | None = None) -> SandboxResult:
+                  allowed: set[str] | None = None, trace_log: bool = False) -> SandboxResult:
     """Run `argv` in the program folder of `folder` under `limits`.
 
     `read_only` are the toolchain folders and files the program needs to see; `env` is added
@@ -168,9 +176,8 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
     the program's inherited descriptor of it (`/proc/self/fd/N`). Setting `cancel` kills the
     whole process tree within a few hundredths of a second. Returns when the tree is gone.
     `allowed` overrides the user's allowed weaknesses (the doctor probes whatever holds).
-    `child_logs`, a new folder (in `folder.base`) the program's traced children write their logs to,
-    is shown read-write and named by `$TRACEEVAL_CHILD_LOGS` (`child_log_folder`); the run is stopped
-    when it holds too much.
+    `trace_log` gives the run a trace log (`trace_channel`: `$TRACEEVAL_LOG`, `$TRACEEVAL_KEY`), read while
+    it runs into the result's `trace_log`; the run is stopped when it writes too much there.
     """
     spare = sandbox_launch.take_spare(limits.processes, limits.memory_mb)  # a launcher in its cgroups already
     cgroups = spare.cgroups if spare is not None else RunCgroups.create(limits.processes, limits.memory_mb)
@@ -185,6 +192,9 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
                         f"{ALLOW_ENV}={','.join(refused)})")
     identity = sandbox_identity()
     descriptors, full_env = [], scrubbed_environment(env, folder.program)
+    channel: TraceChannel | None = None
+    lifeline, alive = os.pipe()  # the app holds `alive` until the run is over (sandbox_view.build_view)
+    descriptors.append(lifeline)
     try:
         for name, path in handed.items():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND, 0o600)
@@ -192,32 +202,24 @@ def run_sandboxed(argv: Sequence[str], folder: RunFolder, *, env: Mapping[str, s
             _give(path, identity)
             full_env[name] = f"/proc/self/fd/{fd}"
         _give_folders(folder, identity)
-        command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors)
-        if child_logs is not None:
-            command = _with_child_logs(command, child_logs, full_env, identity, command[0] == bwrap_path())
+        if trace_log:
+            channel = TraceChannel(folder.base, identity, limits.log_mb * 2**20, limits.decode_s)
+        command, staged, isolation = _command(argv, folder, read_only, identity, limits, descriptors, channel,
+                                              lifeline)
+        if channel is not None:
+            full_env.update(channel.environment(isolated=command[0] == bwrap_path()))
         if lacking:
             isolation += f"; lacking, as allowed by {ALLOW_ENV}: " + "; ".join(lacking.values())
         return _supervise(command, folder, full_env, descriptors, staged, identity, cgroups, limits,
-                          cancel, isolation, child_logs, spare)
+                          cancel, isolation, channel, spare)
     finally:
         if spare is not None:
             spare.give_up()  # (nothing once it ran)
-        for fd in descriptors:
+        if channel is not None:
+            channel.close()  # (nothing once the run's end read it)
+        for fd in (*descriptors, alive):
             os.close(fd)
         sandbox_launch.release(cgroups)
-
-
-def _with_child_logs(command: list[str], child_logs: Path, env: dict[str, str], identity: Identity,
-                     isolated: bool) -> list[str]:
-    """Create the child-log folder, show it read-write inside the sandbox and name it in the environment."""
-    child_logs.mkdir(mode=0o700)
-    _give(child_logs, identity)
-    if not isolated:
-        env[child_log_folder.CHILD_LOGS_ENV] = str(child_logs)
-        return command
-    env[child_log_folder.CHILD_LOGS_ENV] = child_log_folder.SANDBOX_FOLDER
-    split = command.index("--")
-    return [*command[:split], "--bind", str(child_logs), child_log_folder.SANDBOX_FOLDER, *command[split:]]
 
 
 def _refused(message: str) -> SandboxResult:
@@ -227,7 +229,8 @@ def _refused(message: str) -> SandboxResult:
 
 
 def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], identity: Identity,
-             limits: Limits, descriptors: list[int]) -> tuple[list[str], list[tuple[str, str]], str]:
+             limits: Limits, descriptors: list[int], channel: TraceChannel | None,
+             lifeline: int) -> tuple[list[str], list[tuple[str, str]], str]:
     """The full command line, the folders to stage, and the run's isolation in words."""
     bwrap = bwrap_path()
     if bwrap is None or bwrap_problem():  # (a missing bwrap is a problem too)
@@ -240,7 +243,8 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
     program_bytes = _size_of(folder.program) + limits.write_mb * 1024 * 1024
     view = build_view(folder.program, read_only, identity=identity, stage_folder=folder.base / "stage",
                       tmp_bytes=limits.tmp_mb * 1024 * 1024, shm_bytes=limits.shm_mb * 1024 * 1024,
-                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path())
+                      program_bytes=program_bytes, seccomp_fd=seccomp, copier=sandbox_launch.launcher_path(),
+                      shown=[channel.shown()] if channel is not None else [], lifeline=lifeline)
     who = "as nobody" if identity.switches else "as this user"
     isolation = (f"bwrap: no network, own file system view, user namespace {who}, no capabilities"
                  f"{', seccomp' if seccomp is not None else ''}; /tmp {limits.tmp_mb} MiB, "
@@ -250,15 +254,16 @@ def _command(argv: Sequence[str], folder: RunFolder, read_only: Sequence[Path], 
 
 def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descriptors: list[int],
                staged: list[tuple[str, str]], identity: Identity, cgroups: RunCgroups, limits: Limits,
-               cancel: threading.Event | None, isolation: str, child_logs: Path | None = None,
+               cancel: threading.Event | None, isolation: str, channel: TraceChannel | None = None,
                spare: sandbox_launch.Spare | None = None) -> SandboxResult:
     if cgroups.has("memory"):
         isolation += f"; memory cgroup {limits.memory_mb} MiB"
     if cgroups.has("pids"):
         isolation += f"; pids cgroup {limits.processes}"
+    setup, task_budget = _child_setup(limits, cgroups, staged, identity)
     started = time.monotonic()
-    process = sandbox_launch.start(command, _child_setup(limits, cgroups, staged, identity), cwd=folder.program,
-                                   env=env, pass_fds=descriptors, spare=spare)
+    process = sandbox_launch.start(command, setup, cwd=folder.program, env=env,
+                                   pass_fds=[*descriptors, *([channel.key_fd] if channel else [])], spare=spare)
     try:
         exits = ExitWatch(process.pid)
     except OSError:
@@ -267,20 +272,19 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
     budget = _OutputBudget(limits.output_bytes, exits.wake)
     out = _StreamTail(process.stdout, limits.tail_bytes, budget)
     err = _StreamTail(process.stderr, limits.tail_bytes, budget)
-    timed_out = cancelled = False
-    child_logs_limited = ""
+    if channel is not None:
+        channel.started(exits.wake)
+    timed_out = cancelled = tasks_limited = False
     try:
         sandbox_launch.prepare_next(limits.processes, limits.memory_mb)  # (within a batch) while this run goes on
         deadline = started + limits.wall_s
-        next_watch = started + child_log_folder.WATCH_INTERVAL_S
-        while not exits.wait(_next_wake(deadline, next_watch if child_logs is not None else None, cancel)):
-            if budget.exceeded.is_set():
+        next_count = started + TASK_WATCH_S if task_budget else None
+        while not exits.wait(_next_wake(deadline, next_count, cancel)):
+            if budget.exceeded.is_set() or (channel is not None and channel.limited):
                 break
-            if child_logs is not None and time.monotonic() >= next_watch:
-                next_watch = time.monotonic() + child_log_folder.WATCH_INTERVAL_S
-                child_logs_limited = child_log_folder.over_budget(child_logs)
-                if child_logs_limited:
-                    break
+            if next_count is not None and time.monotonic() >= next_count:
+                next_count = time.monotonic() + TASK_WATCH_S
+                tasks_limited = tasks_limited or _user_task_count() >= task_budget
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -292,6 +296,7 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         _kill_tree(process, cgroups)
         out.join()
         err.join()
+        log = channel.finish() if channel is not None else None
     returncode: int = process.returncode  # set: _kill_tree waited for the process
     code: int | None = returncode
     signal_number: int | None = None
@@ -301,27 +306,30 @@ def _supervise(command: list[str], folder: RunFolder, env: dict[str, str], descr
         code, signal_number = None, returncode - 128
     return SandboxResult(
         exit_code=code, signal=signal_number, timed_out=timed_out, output_limited=budget.exceeded.is_set(),
-        process_limited=cgroups.hit("pids"), memory_limited=cgroups.hit("memory"),
+        process_limited=cgroups.hit("pids") or tasks_limited, memory_limited=cgroups.hit("memory"),
         duration_s=time.monotonic() - started, stdout=out.text(), stderr=err.text(), isolation=isolation,
-        cancelled=cancelled, child_logs_limited=child_logs_limited)
+        cancelled=cancelled, trace_log=log)
 
 
 def _child_setup(limits: Limits, cgroups: RunCgroups, staged: list[tuple[str, str]],
-                 identity: Identity) -> sandbox_launch.ChildSetup:
-    """Join the cgroups, set rlimits, stage the folders `nobody` cannot reach, then drop to the sandbox's identity."""
+                 identity: Identity) -> tuple[sandbox_launch.ChildSetup, int]:
+    """Join the cgroups, set rlimits, stage the folders `nobody` cannot reach, then drop to the sandbox's identity;
+    and the task count of this user at which RLIMIT_NPROC stops the run's forks (0 when a pids cgroup does)."""
     memory, size = limits.memory_mb * 1024 * 1024, limits.file_mb * 1024 * 1024
     rlimits = [("cpu", limits.cpu_s, limits.cpu_s + 1), ("data", memory, memory), ("fsize", size, size),
                ("core", 0, 0)]
+    task_budget = 0
     if not cgroups.has("pids") and os.getuid() != 0:
         task_budget = _user_task_count() + limits.processes
         rlimits.append(("nproc", task_budget, task_budget))
-    return sandbox_launch.ChildSetup(cgroups.procs_files, rlimits, staged, identity)
+    return sandbox_launch.ChildSetup(cgroups.procs_files, rlimits, staged, identity), task_budget
 
 
-def _next_wake(deadline: float, next_watch: float | None, cancel: threading.Event | None) -> float:
-    """How long the supervisor may sleep: until the deadline or the next child-log watch, and no longer
-    than CANCEL_CHECK_S while a cancel event may be set (the process ending or the output budget wake it at once)."""
-    timeout = min(deadline, next_watch if next_watch is not None else deadline) - time.monotonic()
+def _next_wake(deadline: float, next_count: float | None, cancel: threading.Event | None) -> float:
+    """How long the supervisor may sleep: until the deadline or the next task count, and no longer than
+    CANCEL_CHECK_S while a cancel event may be set (the process ending, the output budget or the trace log's
+    limit wake it at once)."""
+    timeout = min(deadline, next_count if next_count is not None else deadline) - time.monotonic()
     if cancel is not None:
         timeout = min(timeout, CANCEL_CHECK_S)
     return max(0.0, timeout)

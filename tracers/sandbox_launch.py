@@ -26,7 +26,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -54,6 +54,7 @@ class ChildSetup:
     rlimits: Sequence[tuple[str, int, int]]  # (cpu | data | fsize | core | nproc, soft, hard)
     staged: Sequence[tuple[str, str]]  # (host folder, staging folder): bound as root (sandbox_view.enter_staged)
     identity: Identity  # who to become (sandbox_view.drop_to), then die with the starting thread
+    parent: int = field(default_factory=os.getpid)  # the process starting the run: gone already, nothing runs
 
     def launcher_options(self, *, join: bool = True) -> list[str]:
         options = []
@@ -65,7 +66,7 @@ class ChildSetup:
             options += ["-s", source, stage]
         if self.identity.switches:
             options += ["-u", str(self.identity.uid), str(self.identity.gid)]
-        return [*options, "-d"]
+        return [*options, "-d", str(self.parent)]
 
     def apply_here(self) -> None:
         """The launcher's steps in Python, between fork and exec (the fallback)."""
@@ -76,7 +77,7 @@ class ChildSetup:
             resource.setrlimit(getattr(resource, f"RLIMIT_{name.upper()}"), (soft, hard))
         enter_staged(self.staged)
         drop_to(self.identity)
-        die_with_parent()
+        die_with_parent(self.parent)
 
 
 def start(command: Sequence[str], setup: ChildSetup, *, cwd: Path | str, env: Mapping[str, str],

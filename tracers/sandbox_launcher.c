@@ -1,6 +1,6 @@
 /* The sandbox's launcher: what a sandboxed run's first process does before anything else runs.
 
-   traceeval-launch -e FD [-j FILE]... [-r RESOURCE SOFT HARD]... [-s SOURCE STAGE]... [-u UID GID] [-d] -- ARGV...
+   traceeval-launch -e FD [-j FILE]... [-r RESOURCE SOFT HARD]... [-s SOURCE STAGE]... [-u UID GID] [-d PID] -- ARGV...
    traceeval-launch -e FD [-j FILE]... -w SOCKET
 
    In this order, the steps `tracers.sandbox_launch.ChildSetup.apply_here` does in Python between fork and exec:
@@ -9,7 +9,9 @@
      -r R S H    setrlimit(R, S, H), R one of cpu, data, fsize, core, nproc;
      -s SRC DST  (as root) in a mount namespace of our own, bind SRC onto DST (the staged folders);
      -u UID GID  become UID/GID for good, with no supplementary groups;
-     -d          SIGKILL when the thread that started us ends (after -u, which clears it);
+     -d PID      SIGKILL when the thread that started us ends, PID being the process that did: set at once
+                 and again after -u (which clears it); each time, when our parent is no longer PID it ended
+                 before the signal was set, and we stop without running anything;
    then execv(ARGV[0], ARGV). A step that fails writes one line to FD and exits 127 without running
    ARGV; FD is closed on exec, so the parent reads end-of-file exactly when ARGV started.
 
@@ -26,12 +28,17 @@
    Inside the sandbox (`sandbox_view`, shown read-only at /traceeval-launch) it is also the step that
    fills the program's own folder before the program starts, as `cp -a SOURCE/. FOLDER` did in a shell:
      -c SOURCE FOLDER  copy SOURCE's files, folders and links into FOLDER, keeping modes and times
-                       (FOLDER's own too); a failure prints one line and exits 1. */
+                       (FOLDER's own too); a failure prints one line and exits 1;
+     -l FD             first, the read end of a pipe only the app that started the run writes to: when it is
+                       hung up the app is gone, and nothing is run (bubblewrap binds its sandbox's life to the
+                       app's only once its setup is done: an app killed during that setup would leave the
+                       sandbox running); then FD is closed. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
@@ -179,7 +186,8 @@ static void stage(char **pairs, int count) {
 struct plan {
     char *procs[8], *stages[64], *env[MAX_WORDS], *cwd, **argv, *copy_from, *copy_to;
     struct { const char *name; int resource; rlim_t soft, hard; } limits[8];
-    int n_procs, n_stages, n_limits, n_env, n_fds, fds[MAX_FDS], switch_to, pdeathsig, socket;
+    int n_procs, n_stages, n_limits, n_env, n_fds, fds[MAX_FDS], switch_to, pdeathsig, socket, lifeline;
+    pid_t parent;
     uid_t uid;
     gid_t gid;
 };
@@ -213,8 +221,11 @@ static void parse(struct plan *plan, int argc, char **argv) {
             plan->gid = (gid_t)number(argv[i + 2]);
             plan->switch_to = 1;
             i += 2;
-        } else if (!strcmp(option, "-d")) {
+        } else if (!strcmp(option, "-d") && i + 1 < argc) {
+            plan->parent = (pid_t)number(argv[++i]);
             plan->pdeathsig = 1;
+        } else if (!strcmp(option, "-l") && i + 1 < argc) {
+            plan->lifeline = (int)number(argv[++i]);
         } else if (!strcmp(option, "-c") && i + 2 < argc) {
             plan->copy_from = argv[i + 1];
             plan->copy_to = argv[i + 2];
@@ -275,11 +286,22 @@ static void receive(struct plan *plan) {
     }
 }
 
+/* -d: die with the thread that started us; if our parent is gone already, it died before we could. */
+static void die_with_parent(const struct plan *plan) {
+    if (!plan->pdeathsig) return;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG)", NULL);
+    if (getppid() != plan->parent) _exit(127);  /* (no one is left to read a message) */
+}
+
 int main(int argc, char **argv) {
-    static struct plan plan = {.socket = -1};
+    static struct plan plan = {.socket = -1, .lifeline = -1};
     parse(&plan, argc - 1, argv + 1);
+    die_with_parent(&plan);
     for (int k = 0; k < plan.n_procs; k++) join_cgroup(plan.procs[k]);
-    if (plan.socket >= 0) receive(&plan);
+    if (plan.socket >= 0) {
+        receive(&plan);
+        die_with_parent(&plan);
+    }
     if (!plan.argv) usage("nothing to run (no -- ARGV)");
     if (plan.cwd && chdir(plan.cwd) != 0) fail("chdir", plan.cwd);  /* as subprocess does: before the rest */
     for (int k = 0; k < plan.n_limits; k++) {
@@ -292,7 +314,12 @@ int main(int argc, char **argv) {
         if (setresgid(plan.gid, plan.gid, plan.gid) != 0) fail("setresgid", NULL);
         if (setresuid(plan.uid, plan.uid, plan.uid) != 0) fail("setresuid", NULL);
     }
-    if (plan.pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG)", NULL);
+    die_with_parent(&plan);  /* again: changing our ids cleared it */
+    if (plan.lifeline >= 0) {
+        struct pollfd line = {.fd = plan.lifeline, .events = POLLIN};
+        if (poll(&line, 1, 0) != 0) _exit(1);  /* hung up (or written to, which the app never does): gone */
+        close(plan.lifeline);
+    }
     if (plan.copy_from) copy_folder(plan.copy_from, plan.copy_to);
     if (plan.n_env) {
         plan.env[plan.n_env] = NULL;

@@ -4,8 +4,10 @@ The file system is built up from nothing: the system folders (`/usr` and its `/b
 links) and the toolchain folders the tracer names (an interpreter's prefix, a JDK, our runtime
 files) read-only; a short list of `/etc` entries runtimes read; a fresh `/proc` and `/dev`; private
 size-limited tmpfs at `/tmp` and `/dev/shm`; the program's own folder, a size-limited tmpfs that
-the program copy is copied into before the program starts. Home folders, `/root`, `/run`, `/var`,
-`/sys`, the workspace, the dataset and our credentials are simply not there.
+the program copy is copied into before the program starts. Nothing else is writable: the root and
+`/dev` (tmpfs bubblewrap makes, of no size of their own) are made read-only once built. Home
+folders, `/root`, `/run`, `/var`, `/sys`, the workspace, the dataset and our credentials are simply
+not there.
 
 Every namespace is new (network: none; PID; IPC, so no host abstract sockets or shared memory),
 the user namespace maps the program's id to an unprivileged one and cannot be nested, every
@@ -93,8 +95,10 @@ class View:
 
 def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, stage_folder: Path,
                tmp_bytes: int, shm_bytes: int, program_bytes: int, seccomp_fd: int | None,
-               copier: str | None = None) -> View:
-    """`copier`, the built sandbox launcher, copies the program into its folder (`-c`); else `cp -a` in a shell."""
+               copier: str | None = None, shown: Sequence[tuple[Path, str]] = (), lifeline: int | None = None) -> View:
+    """`copier`, the built sandbox launcher, copies the program into its folder (`-c`); else `cp -a` in a shell.
+    `shown` are (host path, place) shown read-only at a place of their own (the run's trace log). `lifeline`, an
+    inherited pipe only the app writes to, is checked by the copier before the program starts (`-l`)."""
     options = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(identity.uid),
                "--gid", str(identity.gid), "--cap-drop", "ALL", "--die-with-parent", "--new-session",
                "--hostname", "traceeval", "--ro-bind", "/usr", "/usr"]
@@ -127,12 +131,16 @@ def build_view(program: Path, read_only: Sequence[Path], *, identity: Identity, 
         options += ["--ro-bind", reachable(folder), str(folder)]
     if copier is not None:  # installed where nobody cannot reach it (a root-only folder): staged too
         options += ["--ro-bind", reachable(Path(copier)), COPIER]
+    for host, place in shown:
+        options += ["--ro-bind", str(host), place]
     options += ["--ro-bind", str(program), SOURCE, "--size", str(program_bytes), "--tmpfs", str(program),
                 "--chdir", str(program)]
+    options += ["--remount-ro", "/dev", "--remount-ro", "/"]  # (bubblewrap's own tmpfs: no size limit of their own)
     if seccomp_fd is not None:
         options += ["--seccomp", str(seccomp_fd)]
     if copier is not None:
-        launcher = [COPIER, "-c", SOURCE, str(program), "--"]
+        line = ["-l", str(lifeline)] if lifeline is not None else []
+        launcher = [COPIER, *line, "-c", SOURCE, str(program), "--"]
     else:
         launcher = ["/bin/sh", "-c", 'cp -a "$0"/. "$1" && shift && exec "$@"', SOURCE, str(program)]
     return View(options, launcher, staged)
@@ -187,10 +195,13 @@ def enter_staged(staged: Sequence[tuple[str, str]]) -> None:
             raise OSError(ctypes.get_errno(), f"binding {source}")
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int) -> None:
     """Between fork and exec, after `drop_to` (which clears it): SIGKILL when the thread that
-    started us ends, so an app killed mid-run takes bubblewrap, and so the program, with it."""
+    started us ends, so an app killed mid-run takes bubblewrap, and so the program, with it. When
+    `parent` (the app) is gone already, it ended before the signal was set: stop here."""
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(127)
 
 
 def drop_to(identity: Identity) -> None:

@@ -1,12 +1,14 @@
 """The workspace: one SQLite file (WAL) holding the instance index, predictions and cached scores.
 
-Every write is committed when the call returns, so a crash loses nothing already stored.
+Every write is committed when the call returns, so a crash loses nothing already stored. Trace runs are
+kept, never overwritten, up to `runs_kept()` per program (the oldest go first, and `store_run` says so).
 The dataset folder itself is never modified. The schema is versioned with sqlite-utils
 migrations; opening an older workspace upgrades it, a newer one is refused.
 """
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -29,6 +31,18 @@ if TYPE_CHECKING:
 
 ROW_COLUMNS = ("key, id, language, split, repo, folder, files, entry_point, functions, edges, lines, "
                "source_url, original_file")
+KEEP_RUNS_ENV = "TRACEEVAL_KEEP_RUNS"
+DEFAULT_KEEP_RUNS = 20  # trace runs kept per program: a run is at most a few MiB (tracers.trace_records' bounds)
+
+
+def runs_kept() -> int:
+    """How many runs of one program a workspace keeps: `$TRACEEVAL_KEEP_RUNS`, else DEFAULT_KEEP_RUNS."""
+    text = os.environ.get(KEEP_RUNS_ENV, "").strip()
+    if not text:
+        return DEFAULT_KEEP_RUNS
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"${KEEP_RUNS_ENV} must be a whole number of at least 1, got {text[:40]!r}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -424,17 +438,27 @@ class Workspace:
 
 
     # -- tracer runs ----------------------------------------------------------------------
-    def store_run(self, run: TraceRun, batch: str = "") -> int:
-        """Keep a finished run (committed at once); returns its id."""
-        table = self.db.table("runs")
-        table.insert({
-            "instance_key": run.instance_key, "language": run.language, "tracer": run.tracer,
-            "tracer_version": run.tracer_version, "started_at": run.started_at, "duration_s": run.duration_s,
-            "status": run.status, "message": run.message, "edges": len(run.edges), "batch": batch,
-            "run": json.dumps(run.to_dict()), "children": len(run.children),
-            "traced_children": sum(child.traced for child in run.children),
-        })
-        return _inserted_id(table)
+    def store_run(self, run: TraceRun, batch: str = "", keep: int | None = None) -> StoredRun:
+        """Keep a finished run (committed at once) and remove the oldest runs of its program past the newest
+        `keep` (default `runs_kept()`): says how many it removed."""
+        keep = runs_kept() if keep is None else keep
+        if keep < 1:
+            raise UsageError(f"a workspace keeps at least 1 run of a program, not {keep}")
+        with self.db.atomic():
+            table = self.db.table("runs")
+            table.insert({
+                "instance_key": run.instance_key, "language": run.language, "tracer": run.tracer,
+                "tracer_version": run.tracer_version, "started_at": run.started_at, "duration_s": run.duration_s,
+                "status": run.status, "message": run.message, "edges": len(run.edges), "batch": batch,
+                "run": json.dumps(run.to_dict()), "children": len(run.children),
+                "traced_children": sum(child.traced for child in run.children),
+            })
+            run_id = _inserted_id(table)
+            pruned = self.db.execute(
+                "delete from runs where instance_key = ? and id not in "
+                "(select id from runs where instance_key = ? order by id desc limit ?)",
+                [run.instance_key, run.instance_key, keep]).rowcount
+        return StoredRun(run_id, max(pruned, 0), keep)
 
     def run_rows(self, instance_key: str) -> list[RunRow]:
         """The runs of one instance, newest first (without their full records)."""
@@ -535,6 +559,22 @@ class Workspace:
         verdicts = (Verdict(r["instance_key"], r["caller"], r["callee"], r["auditor"], r["label"], r["note"],
                             r["created_at"], r["audit"]) for r in newest.values())
         return {v.edge: v for v in verdicts if not v.cleared}
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run just stored: its id, and how many older runs of its program were removed to keep `kept`."""
+
+    id: int
+    pruned: int
+    kept: int
+
+    def pruned_note(self, instance_key: str) -> str:
+        """One line saying what was removed ('' when nothing was)."""
+        if not self.pruned:
+            return ""
+        return (f"{instance_key}: removed the {self.pruned} oldest run(s), keeping the newest {self.kept} "
+                f"(--keep-runs, ${KEEP_RUNS_ENV})")
 
 
 @dataclass(frozen=True)

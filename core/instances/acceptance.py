@@ -1,10 +1,11 @@
 """Whether a harness's traced runs make a verified instance (docs/benchmark.md; the paper's filter).
 
-A harness is accepted only when every run finished with status ok within the limits, all runs
-saw exactly the same edge set, the target (for a class: it or one of its methods) took part in
-some edge, and at least `min_edges` internal edges were seen. Internal edges are edges between
-functions of the repository's own files: the harness's own calls into them do not count, so a
-harness cannot pass by calling many trivial things itself.
+A harness is accepted only when every run finished with status ok within the limits (a run whose
+trace log shows tampering is `untrusted`, never ok: a harness that forges its records is refused
+however alike its runs are), all runs saw exactly the same edge set, the target (for a class: it
+or one of its methods) took part in some edge, and at least `min_edges` internal edges were seen.
+Internal edges are edges between functions of the repository's own files: the harness's own calls
+into them do not count, so a harness cannot pass by calling many trivial things itself.
 """
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ from core.instances.records import (
     TIMED_OUT,
     TOO_FEW_EDGES,
     UNSTABLE,
+    UNTRUSTED_LOG,
 )
 from core.records import Edge
 from core.traces import TraceRun
 
 _STATUS_REASONS = {traces.EXCEPTION: CRASHED, traces.EXIT_CODE: CRASHED, traces.KILLED: CRASHED,
-                   traces.TIMEOUT: TIMED_OUT, traces.LIMIT: OVER_LIMIT}
+                   traces.TIMEOUT: TIMED_OUT, traces.LIMIT: OVER_LIMIT, traces.UNTRUSTED: UNTRUSTED_LOG}
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,14 @@ CRASHED = "crashed"  # an exception or a non-zero exit
 TIMED_OUT = "timed_out"  # the wall-clock or CPU limit
 OVER_LIMIT = "over_limit"  # memory, file size, process or output limit
 UNSTABLE = "unstable"  # the edge sets differed between runs
+UNTRUSTED_LOG = "untrusted_log"  # a run's trace log showed tampering (forged, missing or replayed records)
 TOO_FEW_EDGES = "too_few_edges"  # fewer internal edges than asked for
 TARGET_NOT_REACHED = "target_not_reached"  # the harness never ran the target
 NEAR_DUPLICATE = "near_duplicate"  # (after the batch) too similar to an instance kept before it
 BY_A_PERSON = "by_a_person"  # rejected in the build wizard (the detail says why, when given)
 REJECTION_REASONS = (EXTRACTION_FAILED, THIRD_PARTY, ENTRY_NAME_TAKEN, MODEL_FAILED, NO_HARNESS, DID_NOT_RUN,
-                     CRASHED, TIMED_OUT, OVER_LIMIT, UNSTABLE, TOO_FEW_EDGES, TARGET_NOT_REACHED, NEAR_DUPLICATE,
-                     BY_A_PERSON)
+                     CRASHED, TIMED_OUT, OVER_LIMIT, UNTRUSTED_LOG, UNSTABLE, TOO_FEW_EDGES, TARGET_NOT_REACHED,
+                     NEAR_DUPLICATE, BY_A_PERSON)
 
 
 @dataclass(frozen=True)

@@ -278,3 +278,14 @@ def test_the_run_facts_name_the_child_processes(small, panel, qtbot):
     assert panel.diff.agrees
     _trace(panel, qtbot, "python/differs_0001")
     assert panel.facts["Child processes"].text() == "none"
+
+
+def test_tracing_past_the_runs_kept_says_what_the_workspace_removed(demo, panel, qtbot, monkeypatch):
+    monkeypatch.setenv("TRACEEVAL_KEEP_RUNS", "2")
+    demo.select_instance(CALCPAD)
+    for _ in range(3):
+        with qtbot.waitSignal(panel.trace_ended, timeout=TRACE_TIMEOUT_MS):
+            qtbot.mouseClick(panel.trace_button, Qt.MouseButton.LeftButton)
+    rows = demo.workspace.run_rows(CALCPAD)
+    assert len(rows) == 2 and panel.runs_combo.count() == 2
+    assert panel.activity_label.text() == f"Run #{rows[0].id} stored · OK · 26 edges · 1 older run removed (keeping 2)"

@@ -88,3 +88,47 @@ def world_readable_folder() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="traceeval-security-"))
     folder.chmod(0o755)
     return folder
+
+
+def run_cli_measured(argv: list[str], cwd: Path, stderr_file: Path, timeout_s: float = 600) -> tuple[int, float, float]:
+    """`traceeval ARGV` in a child process, its stdout discarded and stderr written to `stderr_file`: (exit status,
+    wall seconds, the command's peak RSS in MB: its VmHWM, read every 20 ms; the kernel's rusage would count this
+    test process's memory too, inherited through vfork)."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    started = time.monotonic()
+    with open(stderr_file, "wb") as err:
+        child = subprocess.Popen([sys.executable, "-m", "traceeval_gui.cli.main", *argv], cwd=cwd,
+                                 stdout=subprocess.DEVNULL, stderr=err)
+        killer = threading.Timer(timeout_s, os.kill, (child.pid, signal.SIGKILL))
+        killer.start()
+        peak_kib = 0
+        try:
+            while child.poll() is None:
+                try:
+                    status = Path(f"/proc/{child.pid}/status").read_text()
+                    peak_kib = max(peak_kib, int(status.split("VmHWM:")[1].split()[0]))
+                except (OSError, IndexError, ValueError):
+                    pass
+                time.sleep(0.02)
+        finally:
+            killer.cancel()
+    return child.returncode, time.monotonic() - started, peak_kib / 1024
+
+
+def log_descriptors() -> str:
+    """Python source that finds the program's trace log descriptors (the pipe it inherited its writer of)."""
+    return ("import os\n"
+            "def log_descriptors():\n"
+            "    found = []\n"
+            "    for name in os.listdir('/proc/self/fd'):\n"
+            "        try:\n"
+            "            if 'traceeval-log' in os.readlink(f'/proc/self/fd/{name}'):\n"
+            "                found.append(int(name))\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return found\n")

@@ -1,67 +1,64 @@
-"""The child-process log folder (`tracers.child_processes`) against hostile programs, in the real sandbox.
+"""Traced child processes against hostile programs, in the real sandbox.
 
-The folder is the one place of the host a traced program can write to by name: a program that fills it
-with links, FIFOs, huge files or thousands of files must not make the parent read outside it, hang or
-keep it growing; children run inside the same limits as the program.
+A traced child writes its records to the run's log pipe with a key of its own, which it gets from the
+supervisor for the one-time ticket its parent's runtime put in its environment: a program that takes a
+child's ticket (from /proc/<pid>/environ, racing the child's start) or makes one up shows as tampering;
+children run inside the same limits as the program, and only so many logs are kept.
 """
-import os
-import time
+import pytest
 
 from core import traces
-from tests.security.sandbox_attacks import HostCanary, cgroups_here, needs_sandbox, program, trace
+from tests.security.sandbox_attacks import java_main, needs_sandbox, program, trace
+from tracers.java import TRACER as JAVA
+from tracers.trace_streams import MAX_LOGS
 
 pytestmark = needs_sandbox
+needs_java = pytest.mark.skipif(not JAVA.check().ok, reason="no JDK 17+ and ASM here")
 
-FILL = """import os, sys
-folder = os.environ["TRACEEVAL_CHILD_LOGS"]
-os.symlink({canary!r}, os.path.join(folder, "link.jsonl"))
-os.symlink("/etc/passwd", os.path.join(folder, "passwd.jsonl"))
-os.mkfifo(os.path.join(folder, "fifo.jsonl"))
-os.mkdir(os.path.join(folder, "nested.jsonl"))
-try:
-    with open(os.path.join(folder, "huge.jsonl"), "wb") as out:
-        out.write(b'["P","python",1,[]]\\n' + b'["E","a","b",1]\\n' * ({huge} // 16))
-except OSError as error:
-    print("huge:", error.strerror, flush=True)
-with open(os.path.join(folder, "claims.jsonl"), "w") as out:
-    out.write('["P","python",424242,["forged"]]\\n["E","main.py:1:F::f","main.py:1:F::g",1]\\n')
-print("filled", flush=True)
-{more}
+TAKE_THE_TICKET = """import os, socket, subprocess, sys, time
+child = subprocess.Popen([sys.executable, 'worker.py'])
+environ = open(f'/proc/{child.pid}/environ', 'rb').read().split(b'\\0')
+found = dict(item.split(b'=', 1) for item in environ if b'=' in item)
+request = found[b'TRACEEVAL_STREAM'] + b' ' + found[b'TRACEEVAL_KEY'].partition(b':')[2] + b'\\n'
+with socket.socket(socket.AF_UNIX) as keys:
+    keys.connect('/traceeval-log/keys')
+    keys.sendall(request)
+    print('taken', len(keys.recv(100).strip()), flush=True)
+child.wait()
 """
 
 
-def test_a_program_filling_the_folder_with_links_fifos_and_a_huge_file_is_read_within_bounds(tmp_path):
-    with HostCanary(tmp_path / "secret") as canary:
-        source = FILL.format(canary=str(canary.path), huge=3 * 1024 * 1024, more="")
-        started = time.monotonic()
-        run = trace(program(tmp_path / "fill_0001", "python", source), "python", file_mb=2)
-        assert time.monotonic() - started < 20, "reading the folder must not hang on the FIFO"
-    assert run.status == traces.OK, run.message + run.stderr_tail
-    warnings = "\n".join(run.warnings)
-    for name in ("link.jsonl", "passwd.jsonl", "fifo.jsonl", "nested.jsonl"):
-        assert f"child-process log '{name}' not read: not a regular .jsonl file" in warnings
-    assert "huge: File too large" in run.stdout_tail  # no file past the file-size limit, a log neither
-    assert canary.text not in repr(run.to_dict())
-    forged = [child for child in run.children if child.argv == ("forged",)]
-    assert forged and forged[0].edges == ()  # its frames name no node: nothing joins the run
-    assert run.graph.edge_set == set()
+def test_a_childs_ticket_taken_by_the_program_shows_as_tampering(tmp_path):
+    folder = program(tmp_path / "ticket_0001", "python", TAKE_THE_TICKET)
+    (folder / "worker.py").write_text("import time\ntime.sleep(0.5)\ndef work():\n    pass\nwork()\n")
+    run = trace(folder, "python")
+    assert "taken 64" in run.stdout_tail, run.stdout_tail + run.stderr_tail  # the thief got the key...
+    assert run.status == traces.UNTRUSTED and "asked for twice (its ticket was taken)" in run.message, run.message
+    assert ("worker", "worker.work") not in run.graph.edge_set  # ...and the child none: its records are not used
 
 
-def test_thousands_of_files_stop_the_run_with_a_clear_message(tmp_path):
-    more = ("for i in range(5000):\n    open(os.path.join(folder, f'{i}.jsonl'), 'w').close()\n"
-            "import time\ntime.sleep(30)\n")
-    source = FILL.format(canary="/nowhere", huge=1024, more=more)
-    started = time.monotonic()
-    run = trace(program(tmp_path / "fill_0002", "python", source), "python", wall_s=40)
-    assert time.monotonic() - started < 15, "the watch stops the run long before the wall-clock limit"
-    assert run.status == traces.LIMIT
-    assert "over 256 entries in the child-process log folder" in run.message
-    assert len(run.children) <= 64
+def test_a_made_up_ticket_shows_as_tampering(tmp_path):
+    source = ("import socket\nwith socket.socket(socket.AF_UNIX) as keys:\n"
+              "    keys.connect('/traceeval-log/keys')\n    keys.sendall(b'0.1_1 ' + b'0' * 32 + b'\\n')\n"
+              "    print('answer', keys.recv(100), flush=True)\n")
+    run = trace(program(tmp_path / "ticket_0002", "python", source), "python")
+    assert "answer b'refused\\n'" in run.stdout_tail, run.stdout_tail + run.stderr_tail
+    assert run.status == traces.UNTRUSTED and "with a forged ticket" in run.message, run.message
+
+
+def test_more_traced_children_than_logs_kept_are_left_out_with_a_warning(tmp_path):
+    source = ("import subprocess, sys\n"
+              f"for _ in range({MAX_LOGS + 6}):\n    subprocess.run([sys.executable, 'worker.py'], check=True)\n")
+    folder = program(tmp_path / "many_0001", "python", source)
+    (folder / "worker.py").write_text("def work():\n    pass\nwork()\n")
+    run = trace(folder, "python", wall_s=120)
+    assert run.status == traces.OK, run.message
+    assert sum(child.traced for child in run.children) == MAX_LOGS - 1  # the program's own log is one of them
+    assert any(f"past the first {MAX_LOGS} were not used" in warning for warning in run.warnings), run.warnings
 
 
 def test_children_count_against_the_process_limit(tmp_path):
-    if "pids" not in cgroups_here() and os.getuid() != 0:
-        return  # RLIMIT_NPROC counts this user's other processes: no exact limit to test
+    """The pids cgroup, or for an unprivileged user without one RLIMIT_NPROC and the supervisor's count."""
     source = ("import subprocess, sys\n"
               "children = [subprocess.Popen([sys.executable, 'worker.py']) for _ in range(40)]\n"
               "print('started all', flush=True)\n")
@@ -70,3 +67,23 @@ def test_children_count_against_the_process_limit(tmp_path):
     run = trace(folder, "python", processes=16, wall_s=30)
     assert run.status == traces.LIMIT and "processes" in run.message, run.message
     assert "started all" not in run.stdout_tail
+
+
+@needs_java
+def test_a_java_childs_ticket_is_never_left_in_the_programs_builder(tmp_path):
+    """The agent puts the ticket in the ProcessBuilder's environment only while `start` runs, and takes it out
+    again on return and when `start` fails (a ticket left there would be the program's to use)."""
+    source = java_main("""        ProcessBuilder failing = new ProcessBuilder("java", "-version")
+                .directory(new File("/nowhere"));
+        try {
+            failing.start();
+        } catch (IOException error) {
+            System.out.println("failed: " + failing.environment().get("TRACEEVAL_KEY"));
+        }
+        ProcessBuilder started = new ProcessBuilder("java", "-version");
+        started.start().waitFor();
+        System.out.println("started: " + started.environment().get("TRACEEVAL_KEY"));""")
+    run = trace(program(tmp_path / "builder_0001", "java", source), "java")
+    assert run.status == traces.OK, run.message + run.stderr_tail
+    assert "failed: fd:" in run.stdout_tail and "started: fd:" in run.stdout_tail, run.stdout_tail  # as inherited
+    assert "ticket" not in run.stdout_tail

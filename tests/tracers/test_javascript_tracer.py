@@ -144,3 +144,25 @@ def test_an_early_error_tree_sitter_accepts_is_a_compile_error_before_anything_r
 def test_a_runtime_syntax_error_stays_an_exception(tmp_path):
     run = trace_source(tmp_path, {"main.js": "function a() {\n  return JSON.parse('{');\n}\na();\n"})
     assert run.status == traces.EXCEPTION and "(main.js:2)" in run.message
+
+
+@needs_node
+def test_a_worker_threads_calls_join_the_run_and_its_environment_keeps_no_key(tmp_path):
+    """A worker thread loads the runtime too and writes its own stream of the process's log, with the process's
+    key from its Worker's environment (a copy of the program's options; removed before the worker's code runs)."""
+    run = trace_source(tmp_path, {"main.js": """
+const { Worker, isMainThread } = require('worker_threads');
+function inMain() { return 1; }
+function inWorker() { return 2; }
+if (isMainThread) {
+  inMain();
+  const options = { env: { ...process.env, OWN: '1' } };
+  new Worker(__filename, options).on('exit', () => console.log('main sees', Object.keys(options.env).sort()));
+} else {
+  inWorker();
+  console.log('worker sees', Object.keys(process.env).filter((name) => name.startsWith('TRACEEVAL_')).sort());
+}
+"""})
+    assert run.status == traces.OK and not run.warnings, run.message + repr(run.warnings)
+    assert {("main", "main.inMain"), ("main", "main.inWorker")} <= run.graph.edge_set
+    assert "TRACEEVAL_KEY" not in run.stdout_tail and "TRACEEVAL_STREAM" not in run.stdout_tail, run.stdout_tail

@@ -315,3 +315,39 @@ def test_a_launcher_installed_where_nobody_can_reach_it_still_copies_the_program
         result = run_sandboxed([sys.executable, "main.py"], run_in, read_only=install_root(sys.executable),
                                limits=Limits(wall_s=10))
     assert (result.exit_code, result.stdout) == (0, "copied and ran\n"), result.stderr
+
+
+@pytest.mark.skipif(not BUILT, reason="the launcher is not built")
+def test_the_copy_step_runs_nothing_once_the_app_that_started_the_run_is_gone(tmp_path):
+    """bubblewrap ties its sandbox to the app only once its setup is done; the copy step, the first thing run in
+    the sandbox, checks that the app still holds its end of the lifeline (an app killed mid-setup left it running)."""
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / "main.py").write_text("")
+
+    def copy_and_run(target: str, app_alive: bool) -> subprocess.CompletedProcess:
+        lifeline, alive = os.pipe()
+        if not app_alive:
+            os.close(alive)
+        try:
+            return subprocess.run([sandbox_launch.launcher_path(), "-l", str(lifeline), "-c", str(tmp_path / "source"),
+                                   str(tmp_path / target), "--", "/bin/echo", "ran"], pass_fds=(lifeline,),
+                                  capture_output=True, text=True, timeout=10, check=False)
+        finally:
+            os.close(lifeline)
+            if app_alive:
+                os.close(alive)
+
+    (tmp_path / "alive").mkdir()
+    (tmp_path / "gone").mkdir()
+    assert copy_and_run("alive", app_alive=True).stdout == "ran\n"
+    gone = copy_and_run("gone", app_alive=False)
+    assert (gone.returncode, gone.stdout) == (1, "") and not (tmp_path / "gone" / "main.py").exists()
+
+
+def test_a_launcher_whose_app_died_before_it_could_tie_itself_to_it_runs_nothing(start_kind, cgroups, tmp_path):
+    """`-d PID`: the parent-death signal is set at once and again after the identity drop; a parent that is not PID
+    any more ended before, and nothing runs."""
+    marker = tmp_path / "ran"
+    setup = sandbox_launch.ChildSetup(cgroups.procs_files, [], [], sandbox_identity(), parent=os.getpid() + 1)
+    process = sandbox_launch.start(["/bin/sh", "-c", f"touch {marker}"], setup, **PLAIN)
+    assert process.wait(timeout=10) == 127 and not marker.exists()

@@ -122,5 +122,40 @@ def test_trace_runs_names_the_edges_seen_in_only_some_runs(capsys, tmp_path):
     assert main(["trace", str(folder), "--runs", "16", "--workspace", str(tmp_path / "w")]) == 0
     out, err = capsys.readouterr()
     assert set(json.loads(out)["main"]) == {"main.always", "main.heads"}
-    assert "runs only: main -> main.heads" in err  # a coin flip: all 16 runs alike has odds 2**-15
+    assert "1 edge seen in only some of the 16 runs: main -> main.heads (" in err  # all alike: odds 2**-15
     assert "main.always" not in err
+
+
+def test_trace_says_in_one_line_each_what_a_run_has_many_of():
+    from core.traces import ChildProcess, EdgeEvidence, TraceRun, UnresolvedFrame
+    from traceeval_gui.cli.trace_commands import run_notes
+
+    run = TraceRun("python/x_0001", "python", "t", "1", "2026-01-01T00:00:00+00:00", 1.0, "ok", "", runs=2,
+                   edges=tuple(EdgeEvidence("main", f"main.f{n}", runs_seen=1) for n in range(5)),
+                   unresolved=tuple(UnresolvedFrame(f"frame{n}", "why", 2) for n in range(1000)),
+                   children=tuple(ChildProcess(argv=("/bin/true", str(n))) for n in range(200)))
+    notes = run_notes(run)
+    assert notes == [
+        "5 edges seen in only some of the 2 runs: main -> main.f0 (1/2), main -> main.f1 (1/2), main -> main.f2 (1/2) "
+        "and 2 more (all of them: --format json)",
+        "1,000 unresolved frames (2,000 calls): frame0 (why), frame1 (why), frame2 (why) and 997 more (all of them: "
+        "--format json)",
+        "200 child processes: /bin/true 0 (not traced: another program, exit code unknown); /bin/true 1 (not traced: "
+        "another program, exit code unknown); /bin/true 2 (not traced: another program, exit code unknown) and 197 "
+        "more (all of them: --format json)"]
+
+
+def test_trace_and_retrace_keep_the_newest_runs_of_a_program_and_say_what_they_removed(capsys, demo_copy, tmp_path):
+    workspace = str(tmp_path / "w.sqlite")
+    for _ in range(3):
+        assert main(["trace", str(DEMO_PROGRAM), "--keep-runs", "2", "--workspace", workspace]) == 0
+    err = capsys.readouterr().err
+    assert err.count("traceeval: python/calcpad_0001: removed the 1 oldest run(s), keeping the newest 2 "
+                     "(--keep-runs, $TRACEEVAL_KEEP_RUNS)") == 1
+    with Workspace(tmp_path / "w.sqlite") as ws:
+        assert len(ws.run_rows("python/calcpad_0001")) == 2
+    key = "python/calcpad_0001,python/ledgerlite_0001"
+    assert main(["retrace", str(demo_copy), "--instances", key, "--keep-runs", "1", "--workspace", workspace]) == 0
+    assert "removed 2 older runs of 1 program, keeping the newest 1 of each" in capsys.readouterr().err
+    assert main(["trace", str(DEMO_PROGRAM), "--keep-runs", "0", "--workspace", workspace]) == 2
+    assert "--keep-runs must be at least 1, got 0" in capsys.readouterr().err

@@ -37,6 +37,7 @@ REASON_WORDS = {
     build_model.CRASHED: "the harness crashed",
     build_model.TIMED_OUT: "the harness timed out",
     build_model.OVER_LIMIT: "the harness went over a limit",
+    build_model.UNTRUSTED_LOG: "a run's trace log showed tampering",
     build_model.UNSTABLE: "the runs saw different edges",
     build_model.TOO_FEW_EDGES: "too few internal edges",
     build_model.TARGET_NOT_REACHED: "the harness never reached the target",

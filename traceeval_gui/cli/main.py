@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         "trace", help="run one program under its language's tracer and print the call graph it witnessed",
         description="Run the program in the sandbox (a temporary copy, time/memory/process limits, no network, "
                     "no secrets) under the tracer and print a callgraph.json-compatible graph: every defined "
-                    "function as a key in source order. The run is stored in the workspace. Exit status 1 when "
+                    "function as a key in source order. The run is stored in the workspace (the newest runs of a "
+                    "program are kept: --keep-runs). Exit status 1 when "
                     "the program did not run to completion (the graph of what ran is still printed).")
     trace.add_argument("program", metavar="PROGRAM_DIR", help="the program folder")
     trace.add_argument("--language", choices=registry.names(), help="language (default: guessed from the files)")
@@ -160,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     retrace = commands.add_parser(
         "retrace", help="re-trace every instance of a dataset; with --check, compare with the stored ground truth",
         description="Trace every selected instance (in parallel, resumable: an interrupted retrace continues "
-                    "where it stopped; --fresh starts a new batch). Every run is kept in the workspace. With "
+                    "where it stopped; --fresh starts a new batch). Every run is kept in the workspace, up to "
+                    "--keep-runs per program. With "
                     "--check, report per instance the edges only in the trace and only in the stored ground "
                     "truth, and a summary; exit status 1 unless every instance agrees.")
     _dataset_args(retrace)
@@ -202,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _trace_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                         help="wall-clock limit per run (default 30)")
+    parser.add_argument("--keep-runs", type=int, metavar="N",
+                        help="runs kept per program in the workspace: older ones are removed, and the command says "
+                             "so (default $TRACEEVAL_KEEP_RUNS, else 20)")
 
 
 def _dataset_args(parser: argparse.ArgumentParser, workspace: bool = True) -> None:

@@ -8,11 +8,13 @@ import threading
 from pathlib import Path
 
 from core.dataset.layout import load_program_folder
-from core.dataset.workspace import Workspace, default_workspace_path
+from core.dataset.workspace import KEEP_RUNS_ENV, Workspace, default_workspace_path, runs_kept
 from core.errors import UsageError
 from core.scoring import replay
 from core.scoring.scores import parse_languages
+from core.traces import TraceRun
 from core.user_folders import folder_rows
+from core.wording import count
 from traceeval_gui.cli.baseline_commands import analyzer_rows
 from traceeval_gui.cli.common import ProgressLine, open_workspace, print_document, records_text
 from tracers import check_toolchains, trace_instance
@@ -28,24 +30,46 @@ BATCH_SETTING = "retrace_batch"
 def trace(args) -> int:
     folder = Path(args.program).expanduser().resolve()
     instance = load_program_folder(args.program, args.language)
+    keep = _keep_runs(args)
     run = trace_instance(instance, _options(args), runs=args.runs)
     workspace_path = Path(args.workspace) if args.workspace else default_workspace_path(folder)
     with Workspace(workspace_path) as ws:
-        run_id = ws.store_run(run)
+        stored = ws.store_run(run, keep=keep)
     if args.json or args.format == "json":
         print_document("trace-run", run.to_dict())
     else:  # the ground-truth file format itself (callgraph.json), so it is written as the release writes it
         print(json.dumps(run.graph.to_dict(), indent=2))
-    print(f"traceeval: {instance.key}: {run.status}: {run.message} (run #{run_id} in {workspace_path})",
+    print(f"traceeval: {instance.key}: {run.status}: {run.message} (run #{stored.id} in {workspace_path})",
           file=sys.stderr)
-    for edge in run.unstable_edges():
-        print(f"traceeval: seen in {edge.runs_seen}/{run.runs} runs only: {edge.caller} -> {edge.callee}",
-              file=sys.stderr)
-    for frame in run.unresolved:
-        print(f"traceeval: unresolved frame ({frame.count}x): {frame.frame}: {frame.reason}", file=sys.stderr)
-    for child in run.children:
-        print(f"traceeval: child process: {child.summary()}", file=sys.stderr)
+    for note in [stored.pruned_note(instance.key), *run_notes(run)]:
+        if note:
+            print(f"traceeval: {note}", file=sys.stderr)
     return 0 if run.status == "ok" else 1
+
+
+SHOWN = 3  # of a run's unstable edges, unresolved frames or children named on stderr; all are in --format json
+
+
+def run_notes(run: TraceRun) -> list[str]:
+    """One line each about the run's unstable edges, unresolved frames and child processes (when it has any),
+    naming the first SHOWN: a program can make thousands of them."""
+    def named(items: list[str], separator: str = ", ") -> str:
+        more = f" and {len(items) - SHOWN:,} more (all of them: --format json)" if len(items) > SHOWN else ""
+        return separator.join(item[:200] for item in items[:SHOWN]) + more
+
+    notes = []
+    unstable = run.unstable_edges()
+    if unstable:
+        notes.append(f"{count(len(unstable), 'edge')} seen in only some of the {run.runs} runs: "
+                     + named([f"{e.caller} -> {e.callee} ({e.runs_seen}/{run.runs})" for e in unstable]))
+    if run.unresolved:
+        calls = min(sum(frame.count for frame in run.unresolved), 2**63 - 1)
+        notes.append(f"{count(len(run.unresolved), 'unresolved frame')} ({count(calls, 'call')}): "
+                     + named([f"{frame.frame} ({frame.reason})" for frame in run.unresolved]))
+    if run.children:
+        notes.append(f"{count(len(run.children), 'child process')}: "
+                     + named([child.summary() for child in run.children], "; "))
+    return notes
 
 
 def retrace(args) -> int:
@@ -61,13 +85,18 @@ def retrace(args) -> int:
         cancel = threading.Event()
         try:
             report = retrace_instances(ws, keys, batch=batch, jobs=args.jobs, runs=args.runs, options=_options(args),
-                                       progress=ProgressLine("tracing", minimum_total=1), cancel=cancel)
+                                       progress=ProgressLine("tracing", minimum_total=1), cancel=cancel,
+                                       keep=_keep_runs(args))
         except KeyboardInterrupt:
             cancel.set()
             raise
         statuses = ", ".join(f"{n} {status}" for status, n in sorted(report.statuses.items())) or "nothing new"
         print(f"traceeval: batch {batch}: traced {report.traced}, already done {report.skipped} "
               f"({statuses}; {report.seconds:.1f} s, {report.per_second:.1f} programs/s)", file=sys.stderr)
+        if report.pruned:
+            print(f"traceeval: removed {count(report.pruned, 'older run')} of "
+                  f"{count(report.pruned_programs, 'program')}, keeping the newest {report.kept} of each "
+                  f"(--keep-runs, ${KEEP_RUNS_ENV})", file=sys.stderr)
         if not args.check:
             if args.format == "json":
                 print_document("retrace", {"batch": batch, "traced": report.traced, "skipped": report.skipped,
@@ -130,6 +159,13 @@ def _selected_keys(args, ws: Workspace) -> list[str]:
         raise UsageError(str(error)) from None
     split = None if args.split == "all" else args.split
     return [row.key for row in ws.instance_rows(languages, split)]
+
+
+def _keep_runs(args) -> int:
+    """`--keep-runs`, else `$TRACEEVAL_KEEP_RUNS`, else the default; said before any program is traced."""
+    if args.keep_runs is not None and args.keep_runs < 1:
+        raise UsageError(f"--keep-runs must be at least 1, got {args.keep_runs}")
+    return args.keep_runs if args.keep_runs is not None else runs_kept()
 
 
 def _options(args) -> TraceOptions:

@@ -10,10 +10,11 @@ from core.wording import count
 
 GREEN, AMBER, RED, GREY = "#2e7d32", "#b26a00", "#c62828", "#607d8b"
 STATUS_COLOURS = {traces.OK: GREEN, traces.EXIT_CODE: AMBER, traces.EXCEPTION: AMBER, traces.TIMEOUT: RED,
-                  traces.LIMIT: RED, traces.KILLED: RED, traces.COMPILE_ERROR: RED, traces.NO_ENTRY_POINT: RED,
-                  traces.TRACER_ERROR: RED, traces.TOOLCHAIN_MISSING: GREY}
+                  traces.LIMIT: RED, traces.KILLED: RED, traces.UNTRUSTED: RED, traces.COMPILE_ERROR: RED,
+                  traces.NO_ENTRY_POINT: RED, traces.TRACER_ERROR: RED, traces.TOOLCHAIN_MISSING: GREY}
 STATUS_TITLES = {traces.OK: "OK", traces.EXIT_CODE: "Exit code", traces.EXCEPTION: "Exception",
                  traces.TIMEOUT: "Timeout", traces.LIMIT: "Limit", traces.KILLED: "Killed",
+                 traces.UNTRUSTED: "Untrusted",
                  traces.COMPILE_ERROR: "Compile error", traces.NO_ENTRY_POINT: "No entry point",
                  traces.TOOLCHAIN_MISSING: "Toolchain missing", traces.TRACER_ERROR: "Tracer error"}
 STATUS_DESCRIPTIONS = {
@@ -23,6 +24,8 @@ STATUS_DESCRIPTIONS = {
     traces.TIMEOUT: "the wall-clock or CPU time limit was reached; the process tree was killed",
     traces.LIMIT: "a memory, file size, process or output limit was reached; the program was killed",
     traces.KILLED: "ended by a signal (or cancelled); the edges seen before are kept",
+    traces.UNTRUSTED: "the trace log shows tampering (forged, missing or replayed records, or cut short): "
+                      "its edges are not evidence",
     traces.COMPILE_ERROR: "syntax or compile errors: the program never ran",
     traces.NO_ENTRY_POINT: "nothing to run",
     traces.TOOLCHAIN_MISSING: "the language's toolchain (Node, a JDK) is not available here",

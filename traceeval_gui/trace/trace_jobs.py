@@ -3,7 +3,8 @@
 The job opens its own `Workspace` from the path (SQLite connections belong to one thread),
 loads the instance, runs `tracers.trace_instance` once per requested run (so progress can say
 "run 2 of 3" and a cancel stops between runs too), combines the runs and stores the result.
-Every run is kept, a failed or cancelled one included: runs are never overwritten.
+Every run is kept, a failed or cancelled one included: runs are never overwritten (the workspace keeps the
+newest `runs_kept()` of a program, and the job's result says when it removed older ones).
 
 Cancelling sets the tracer's cancel event, so the sandboxed program tree is killed at once; the
 partial run (status killed, the edges seen before) is stored and announced by `stored` before
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from core.dataset.workspace import Workspace
+from core.dataset.workspace import StoredRun, Workspace
 from core.errors import DatasetError, UsageError
 from core.traces import TraceRun, combine_runs
 from traceeval_gui.state.jobs import Job, JobCancelled, JobSignals, Progress
@@ -33,7 +34,7 @@ class TraceJobSignals(JobSignals):
 
 
 class TraceJob(Job):
-    """Trace `key` of the workspace at `workspace_path`; the result is `(run_id, TraceRun)`."""
+    """Trace `key` of the workspace at `workspace_path`; the result is `(StoredRun, TraceRun)`."""
 
     title = "tracing"
 
@@ -45,7 +46,7 @@ class TraceJob(Job):
         self.runs = runs
         self.timeout_s = timeout_s
 
-    def work(self, progress: Progress) -> tuple[int, TraceRun]:
+    def work(self, progress: Progress) -> tuple[StoredRun, TraceRun]:
         try:
             return self._trace(progress)
         except JobCancelled:
@@ -54,7 +55,7 @@ class TraceJob(Job):
             self.signals.failure_described.emit(traceback.format_exc())
             raise
 
-    def _trace(self, progress: Progress) -> tuple[int, TraceRun]:
+    def _trace(self, progress: Progress) -> tuple[StoredRun, TraceRun]:
         if not 1 <= self.runs <= MAX_RUNS:
             raise UsageError(f"runs must be between 1 and {MAX_RUNS}, got {self.runs}")
         if self.timeout_s <= 0:
@@ -72,6 +73,6 @@ class TraceJob(Job):
                 if self._cancel.is_set():
                     break
             run = combine_runs(done)  # a cancelled run says so in its message (tracers.tracelog.classify)
-            run_id = ws.store_run(run)
-        self.signals.stored.emit(self.key, run_id, run)
-        return run_id, run
+            stored = ws.store_run(run)
+        self.signals.stored.emit(self.key, stored.id, run)
+        return stored, run

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.dataset.workspace import StoredRun
 from core.scoring.replay import ReplayDiff
 from core.traces import TraceRun
 from core.wording import count
@@ -315,10 +316,12 @@ class TracerConsolePanel(QWidget):
     def _on_trace_job_failure_described(self, detail: str) -> None:
         self._failure_detail = detail
 
-    def _on_trace_job_finished(self, result: tuple[int, TraceRun]) -> None:
-        run_id, run = result
+    def _on_trace_job_finished(self, result: tuple[StoredRun, TraceRun]) -> None:
+        stored, run = result
         where = "" if run.instance_key == self.state.instance_key else f"{run.instance_key}: "
-        self._end_job(f"{where}Run #{run_id} stored · {status_title(run.status)} · {count(len(run.edges), 'edge')}")
+        pruned = f" · {count(stored.pruned, 'older run')} removed (keeping {stored.kept})" if stored.pruned else ""
+        self._end_job(f"{where}Run #{stored.id} stored · {status_title(run.status)} · "
+                      f"{count(len(run.edges), 'edge')}{pruned}")
 
     def _on_trace_job_cancelled(self) -> None:
         if self._stored is None:

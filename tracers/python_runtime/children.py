@@ -4,37 +4,25 @@
   resolves to it) running a script is started as `<python> <its flags> -I -B run.py <root>
   <script> <backend> <args>` instead, so it is traced too; `-c`, `-m` and stdin programs are not
   rewritten (they are listed, untraced).
-- A traced child has no inherited log (the parent's is an inherited descriptor `subprocess`
-  closes): `own_log` creates `<pid>-<random>.jsonl` in `$TRACEEVAL_CHILD_LOGS` (O_EXCL|O_NOFOLLOW)
-  and its first record, `P`, says who wrote it.
+- A traced child writes its own log to the run's log pipe (`log.py`): its environment (a copy: the
+  program never sees it) names its lineage and a one-time ticket for its key; its first record, `P`,
+  says who wrote it.
 - Every program started (`subprocess`, `os.system`, `os.exec*`, `os.posix_spawn*`, `os.spawn*`,
   the last ones through wrappers of `os.system`, `os.execv`, `os.execve` and `os.posix_spawn*`, which
   `os.execl*`, `os.execvp*` and `os.spawn*` call) is logged as `S` (pid, argv), and a `subprocess`
   child's exit status as `Q`, so the run lists children of other languages as well. Not an audit
   hook: CPython audits every `sys._getframe` and `frame.f_code`, so a hook would run on every call
-  the Python-level profilers see (8x slower under sys.monitoring).
+  the Python-level profilers see (8x slower under sys.monitoring). Before `os.execv`/`os.execve`
+  replace the process, its counts and closing record are written (`finish`).
 """
 import functools
 import os
 import sys
 
-FOLDER_ENV = "TRACEEVAL_CHILD_LOGS"
 NO_ARGUMENT_FLAGS = frozenset("bBdEiIOqsSuvx")
 LISTED = {"system": 0, "execv": 1, "execve": 1, "posix_spawn": 1, "posix_spawnp": 1}  # os function -> argv
-
-
-def own_log():
-    """The path (`/proc/self/fd/N`) of a new log of this child's own, or None when there is no folder."""
-    folder = os.environ.get(FOLDER_ENV)
-    if not folder:
-        return None
-    name = f"{os.getpid()}-{os.urandom(6).hex()}.jsonl"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND
-    try:
-        fd = os.open(os.path.join(folder, name), flags, 0o600)
-    except OSError:
-        return None
-    return f"/proc/self/fd/{fd}"
+REPLACING = frozenset({"execv", "execve"})  # the others of os.exec* call these
+ARGV_BYTES = 2000  # of a logged argv, so that its record fits one line of the log
 
 
 class Children:
@@ -49,9 +37,10 @@ class Children:
         self.spawned = set()
         self.in_subprocess = False
 
-    def install(self):
+    def install(self, finish):
         """The `os` wrappers now; `subprocess` is patched when the program imports it (importing it here
-        would cost every traced process some milliseconds)."""
+        would cost every traced process some milliseconds). `finish` writes the counts and closing record."""
+        self.finish = finish
         for name, index in LISTED.items():
             original = getattr(os, name, None)
             if original is not None:
@@ -79,7 +68,7 @@ class Children:
         popen_class._handle_exitstatus = _handle_exitstatus
 
     def write_process(self, argv):
-        self.write(b'["P","python",%d,%s]\n' % (os.getpid(), self.json_list(argv)))
+        self.write(b'["P","python",%d,%s]' % (os.getpid(), self.json_list(argv)))
 
     # subprocess ------------------------------------------------------------------------
 
@@ -96,12 +85,12 @@ class Children:
         try:
             original(popen, started if not shell else args, executable, *rest)
         except BaseException:
-            self.write(b'["S",0,%s]\n' % self.json_list(argv))
+            self.write(b'["S",0,%s]' % self.json_list(argv))
             raise
         finally:
             self.in_subprocess = False
         self.spawned.add(popen.pid)
-        self.write(b'["S",%d,%s]\n' % (popen.pid, self.json_list(argv)))
+        self.write(b'["S",%d,%s]' % (popen.pid, self.json_list(argv)))
 
     def traced_argv(self, argv, executable, cwd, env):
         """(argv that traces the child, its env) when it runs a script with this interpreter, else None."""
@@ -122,9 +111,7 @@ class Children:
             return None
         base = os.fsdecode(cwd) if cwd is not None else os.getcwd()
         script = os.path.abspath(os.path.join(base, argv[at]))
-        env = dict(env) if env is not None else None
-        if env is not None and FOLDER_ENV not in env and os.environ.get(FOLDER_ENV):
-            env[FOLDER_ENV] = os.environ[FOLDER_ENV]
+        env = {**(env if env is not None else os.environ), **self.recorder.log.child_environment()}
         started = [argv[0], *flags, "-I", "-B", self.run_script, self.root, script, self.backend, *argv[at + 1:]]
         return started, env
 
@@ -142,7 +129,7 @@ class Children:
     def ended(self, pid, code):
         if pid in self.spawned and code is not None:
             self.spawned.discard(pid)
-            self.write(b'["Q",%d,%d]\n' % (pid, code))
+            self.write(b'["Q",%d,%d]' % (pid, code))
 
     # os.system, os.exec*, os.posix_spawn*, os.spawn* --------------------------------------
 
@@ -153,6 +140,8 @@ class Children:
         def started(*args, **kwargs):
             if not children.in_subprocess:
                 children.listed(original.__name__, args, index)
+                if original.__name__ in REPLACING:
+                    children.finish()
             return original(*args, **kwargs)
 
         return functools.update_wrapper(started, original)
@@ -160,7 +149,7 @@ class Children:
     def listed(self, name, args, index):
         try:
             argv = ["/bin/sh", "-c", os.fsdecode(args[0])] if name == "system" else _argv(args[index], False)
-            self.write(b'["S",0,%s]\n' % self.json_list(argv))
+            self.write(b'["S",0,%s]' % self.json_list(argv))
         except Exception:  # noqa: BLE001 (a program's odd arguments must not break it)
             pass
 
@@ -170,9 +159,17 @@ class Children:
         self.recorder.write(data)
 
     def json_list(self, items):
+        """At most 24 items of at most 200 characters, and ARGV_BYTES in all."""
         from .recorder import json_string
 
-        return b"[" + b",".join(json_string(str(item)[:200]) for item in list(items)[:24]) + b"]"
+        kept, size = [], 0
+        for item in list(items)[:24]:
+            text = json_string(str(item)[:200])
+            size += len(text) + 1
+            if size > ARGV_BYTES:
+                break
+            kept.append(text)
+        return b"[" + b",".join(kept) + b"]"
 
 
 def _argv(args, shell):

@@ -82,11 +82,11 @@ def _lambda_depth(code, end):
 class Recorder:
     """Code classification, task/thread creators and the trace log of one traced process."""
 
-    def __init__(self, root, log_path):
+    def __init__(self, root, log):
         self.root = os.path.realpath(root) + os.sep
         self.cwd = os.getcwd()
         self.pid = os.getpid()
-        self.fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.log = log  # log.LogWriter
         self.kinds = {}  # id(code) -> (code, kind, frame id); the code is kept so ids stay unique
         self.ids = {}  # raw frame id -> int
         self.encoded = []  # int -> raw frame id as a JSON string
@@ -146,7 +146,7 @@ class Recorder:
         where = f"{self.relpath(back.f_code.co_filename)}:{back.f_lineno}"
         self.write(b'["U",' + json_string(f"{code.co_filename}:{code.co_firstlineno} <module> (run from {where})")
                    + b',' + json_string("dynamically created code (exec/eval of a string) is not a program node")
-                   + b',1]\n')
+                   + b',1]')
 
     # attribution across threads and asyncio tasks -------------------------------------
 
@@ -209,15 +209,13 @@ class Recorder:
 
     # the log ---------------------------------------------------------------------------
 
-    def write(self, data):
-        try:
-            os.write(self.fd, data)
-        except OSError:
-            pass
+    def write(self, record):
+        """One record (JSON bytes) to the log."""
+        self.log.write(record)
 
     def new_edge(self, caller, callee, line):
         """First sighting of (caller, callee, line): written at once so a killed run keeps it."""
-        self.write(b'["E",%s,%s,%d]\n' % (self.encoded[caller], self.encoded[callee], line))
+        self.log.write(b'["E",%s,%s,%d]' % (self.encoded[caller], self.encoded[callee], line))
 
     def exception(self, error):
         """The uncaught exception that ends the program: `Type: message (file:line)`."""
@@ -230,20 +228,16 @@ class Recorder:
             tb = tb.tb_next
         message = str(error).splitlines()[0] if str(error).strip() else ""
         text = type(error).__name__ + (f": {message[:300]}" if message else "") + (f" ({where})" if where else "")
-        self.write(b'["X",' + json_string(text) + b']\n')
+        self.write(b'["X",' + json_string(text) + b']')
 
     def finish(self, counts):
-        """Write the final call count of every (caller, callee, line) and close the log."""
-        if os.getpid() != self.pid:
+        """Write the final call count of every (caller, callee, line), then the closing record (once)."""
+        if os.getpid() != self.pid or self.log.closed:
             return  # a forked child: its counts would repeat the parent's
         totals: dict[tuple[int, int, int], int] = {}
         for caller, callee, line, count in counts:
             key = (caller, callee, line)
             totals[key] = totals.get(key, 0) + count
-        records = [b'["C",%s,%s,%d,%d]\n' % (self.encoded[caller], self.encoded[callee], line, count)
-                   for (caller, callee, line), count in totals.items()]
-        self.write(b"".join(records))
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        self.log.write_all([b'["C",%s,%s,%d,%d]' % (self.encoded[caller], self.encoded[callee], line, count)
+                            for (caller, callee, line), count in totals.items()])
+        self.log.close()

@@ -1,14 +1,16 @@
 """Entry script of the traced child: `python -I -B run.py <program folder> <entry file> <backend> [args]`
 (backend: c, monitoring, python or auto).
 
-Writes the trace log to `$TRACEEVAL_LOG` (removed from the program's environment) and runs the
-entry file as Python would: as `__main__`, `sys.argv == [entry]`, `sys.path[0]` the program
-folder, cwd the program folder (set by the caller). An uncaught exception is logged as an X
+Writes the trace log to the run's log pipe (`log.py`: `$TRACEEVAL_LOG`; its key, `$TRACEEVAL_KEY`, is
+taken and removed from the environment before the program runs) and runs the entry file as Python
+would: as `__main__`, `sys.argv == [entry]`, `sys.path[0]` the program folder, cwd the program
+folder (set by the caller). An uncaught exception is logged as an X
 record, then its traceback is printed (without this script's frame) and the exit code is 1.
 `sys.exit(n)` passes through untouched. A child process of the program run by this interpreter is
-started through this script too (`children.py`): it gets the rest of the arguments and, with no
-`$TRACEEVAL_LOG`, writes a log of its own. Final call counts are written at exit (atexit, so
-after non-daemon threads are joined); first sightings are written as they happen.
+started through this script too (`children.py`): it gets the rest of the arguments and writes a log
+of its own (its lineage and ticket in its environment). Final call counts and the closing record are
+written at exit (atexit, so after non-daemon threads are joined), or before an `os.exec*` replaces the
+process; first sightings are written as they happen.
 """
 import atexit
 import builtins
@@ -27,9 +29,14 @@ def _load_runtime():
     package = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = package
     spec.loader.exec_module(package)
-    from _traceeval_runtime import backends, children, recorder  # type: ignore[import-not-found]  # loaded above
+    from _traceeval_runtime import (  # type: ignore[import-not-found]  # loaded above
+        backends,
+        children,
+        log,
+        recorder,
+    )
 
-    return backends, recorder, children
+    return backends, recorder, children, log
 
 
 def _backend(wanted, backends, recorder):
@@ -54,7 +61,7 @@ def _backend(wanted, backends, recorder):
 
 
 def _warn(recorder, text):
-    recorder.write(b'["W",' + _json(text) + b']\n')
+    recorder.write(b'["W",' + _json(text) + b']')
 
 
 def _json(text):
@@ -65,16 +72,11 @@ def _json(text):
 
 def main():
     root, entry, wanted = sys.argv[1:4]
-    log_path = os.environ.pop("TRACEEVAL_LOG", None)
-    backends, recorder_module, children_module = _load_runtime()
-    child = log_path is None
-    log_path = log_path or children_module.own_log() or os.devnull
-    recorder = recorder_module.Recorder(root, log_path)
+    backends, recorder_module, children_module, log_module = _load_runtime()
+    recorder = recorder_module.Recorder(root, log_module.open_log(os.environ))
     backend = _backend(wanted, backends, recorder)
     children = children_module.Children(recorder, root, os.path.abspath(__file__), wanted)
-    if child:
-        children.write_process([sys.executable, entry, *sys.argv[4:]])
-    children.install()
+    children.write_process([sys.executable, entry, *sys.argv[4:]])
     path = os.path.join(root, entry)
     with open(path, "rb") as handle:
         source = handle.read()
@@ -89,6 +91,7 @@ def main():
         backend.uninstall()
         recorder.finish(backend.counts())
 
+    children.install(finish)
     atexit.register(finish)
     backend.install()
     try:

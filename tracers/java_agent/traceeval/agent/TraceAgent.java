@@ -28,7 +28,8 @@ public final class TraceAgent {
     }
 
     public static void premain(String planPath, Instrumentation instrumentation) throws IOException {
-        ChildProcesses.openLog();
+        TraceLog.open();
+        ChildProcesses.writeProcess();
         Map<String, Map<String, int[]>> plan = readPlan(planPath);
         Thread mainThread = Thread.currentThread();
         Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
@@ -45,6 +46,7 @@ public final class TraceAgent {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             ChildProcesses.writeEnded();
             TraceRuntime.writeCounts();
+            TraceLog.close();
         }, "traceeval-counts"));
         instrumentation.addTransformer(new Transformer(plan));
         ChildProcesses.watchStarts(instrumentation);

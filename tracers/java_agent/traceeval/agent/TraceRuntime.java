@@ -1,9 +1,5 @@
 package traceeval.agent;
 
-import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -17,9 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * What instrumented program methods call: a shadow stack per thread of node ids, the edges seen
  * (caller on top of the stack, callee entering) with the caller's current line, and the log.
  *
- * <p>Log lines follow tracers/tracelog.py: an edge's first sighting is written (and flushed, the
- * stream is unbuffered) at once; counts are written by a shutdown hook. Frame ids are the node
- * ids of the plan the Python tracer wrote. Only JDK classes are used here, never program code.
+ * <p>Records follow tracers/trace_records.py (written by {@link TraceLog}): an edge's first sighting is
+ * written at once; counts are written by a shutdown hook. Frame ids are the node ids of the plan the
+ * Python tracer wrote. Only JDK classes are used here, never program code.
  */
 public final class TraceRuntime {
     /** One thread's shadow stack: node id and current line per program frame. */
@@ -62,7 +58,6 @@ public final class TraceRuntime {
     private static final Set<Long> SEEN = ConcurrentHashMap.newKeySet();
     /** Thread -> (caller id, line) of the program frame that called its start(). */
     private static final Map<Thread, long[]> STARTERS = Collections.synchronizedMap(new WeakHashMap<>());
-    private static OutputStream log;
     private static volatile boolean countsWritten;
 
     private TraceRuntime() {
@@ -98,30 +93,14 @@ public final class TraceRuntime {
         }
     }
 
-    static synchronized void open(String path) throws IOException {
-        log = new FileOutputStream(path, true);
-    }
-
-    /** A child process's own log (`ChildProcesses`): an unbuffered stream it created. */
-    static synchronized void open(OutputStream stream) {
-        log = stream;
-    }
-
     static void firstSighting(long key) {
         if (SEEN.add(key)) {
             write("[\"E\",\"" + (key >>> 40) + "\",\"" + ((key >>> 20) & 0xFFFFF) + "\"," + (key & 0xFFFFF) + "]");
         }
     }
 
-    static synchronized void write(String line) {
-        if (log == null) {
-            return;
-        }
-        try {
-            log.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            log = null;
-        }
+    static void write(String record) {
+        TraceLog.write(record);
     }
 
     static void warning(String text) {
@@ -150,21 +129,19 @@ public final class TraceRuntime {
                 }
             }
         }
-        StringBuilder out = new StringBuilder();
+        List<String> records = new ArrayList<>();
         for (Map.Entry<Long, Long> entry : totals.entrySet()) {
             long key = entry.getKey();
-            out.append("[\"C\",\"").append(key >>> 40).append("\",\"").append((key >>> 20) & 0xFFFFF)
-                    .append("\",").append(key & 0xFFFFF).append(',').append(entry.getValue()).append("]\n");
+            records.add("[\"C\",\"" + (key >>> 40) + "\",\"" + ((key >>> 20) & 0xFFFFF) + "\"," + (key & 0xFFFFF) + ","
+                    + entry.getValue() + "]");
         }
-        if (out.length() > 0) {
-            out.setLength(out.length() - 1);
-            write(out.toString());
-        }
+        TraceLog.writeAll(records);
     }
 
+    /** A JSON string of at most 1000 characters of `text`. */
     static String quote(String text) {
         StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
+        for (int i = 0; i < text.length() && i < 1000; i++) {
             char c = text.charAt(i);
             if (c == '"' || c == '\\') {
                 out.append('\\').append(c);
