@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from core.errors import TracerError
 from tracers import sandbox_cgroups
 from tracers.sandbox_cgroups import process_alive
+from tracers.sandbox_view import reachable_by_others, sandbox_identity
 
 PREFIX = "traceeval-run-"
 COPY_BYTES = 64 * 1024 * 1024  # a TraceEval program is a few KiB; its whole folder rarely a MiB
@@ -56,7 +58,7 @@ class RunFolder:
 def run_folder(source: Path, *, max_bytes: int = COPY_BYTES, max_files: int = COPY_FILES) -> Iterator[RunFolder]:
     """A fresh run folder holding a safe copy of `source`, removed afterwards."""
     _remove_leftovers_once()
-    base = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:6]}-"))
+    base = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:6]}-", dir=runs_parent()))
     folder = RunFolder(base)
     try:
         folder.program.mkdir()
@@ -173,10 +175,23 @@ def _remove_leftovers_once() -> None:
     remove_leftovers()
 
 
+def runs_parent() -> Path:
+    """Where run folders go: the temporary folder, unless the sandbox's user (`nobody`, when we are root) cannot
+    pass through it, as with a private `$TMPDIR` (pam_tmpdir's /tmp/user/0, `mktemp -d`): then /tmp."""
+    chosen = Path(tempfile.gettempdir())
+    if not sandbox_identity().switches or reachable_by_others(chosen):
+        return chosen
+    if reachable_by_others(Path("/tmp")):
+        return Path("/tmp")
+    raise TracerError(f"the temporary folder {chosen} (and /tmp) cannot be reached by the sandbox's user "
+                      f"{sandbox_identity().uid}: set TMPDIR to a folder others may pass through")
+
+
 def remove_leftovers() -> list[Path]:
     """Remove the run folders and cgroups of processes that are gone; returns them."""
     removed = []
-    for entry in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+    parents = dict.fromkeys((Path(tempfile.gettempdir()), Path("/tmp")))
+    for entry in (entry for parent in parents for entry in parent.glob(f"{PREFIX}*")):
         owner = entry.name[len(PREFIX):].partition("-")[0]
         if owner.isdigit() and not process_alive(int(owner)) and entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)

@@ -1,6 +1,7 @@
 """The shared sandbox: untrusted code cannot hang, flood, escape into the host or read our secrets."""
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -142,3 +143,13 @@ def test_read_only_folders_under_tmp_are_shown_but_not_writable(tmp_path):
                                limits=Limits(wall_s=5))
     assert result.stdout.strip() == "True", result.stderr
     assert "Read-only file system" in result.stderr or "Permission denied" in result.stderr
+
+
+def test_a_private_temporary_folder_still_runs_programs(tmp_path, monkeypatch):
+    """A `$TMPDIR` that others cannot pass through (pam_tmpdir's /tmp/user/0, `mktemp -d`): as root the program runs
+    as nobody, who could not reach a run folder there (every run failed with bubblewrap's "Can't find source path")."""
+    private = tmp_path / "private-tmp"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    result, _ = run(tmp_path, "print('hello')")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "hello\n", "")
